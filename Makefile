@@ -1,0 +1,102 @@
+# kpair - kernel A/B regression harness.
+#   make          harness/kpair and the static guest agent(s)
+#   make check    every test: unit (cmocka), golden, and boot tests with real QEMU guests
+#   make demo     install what is missing, fetch a kernel, run the smoke job
+#   make bench    speed figures, as ratios from one run
+# V=1 shows the commands; SANITIZE=address,undefined builds the host code with sanitizers.
+
+CC ?= cc
+ARCH := $(shell uname -m)
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+DEFS := -D_GNU_SOURCE
+PKGS := jansson libarchive inih
+SANITIZE ?=
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+HOST_LIBS = $(SANFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+GUEST_CFLAGS = -O2 -g0 $(WARN) $(DEFS) -static
+
+KERNEL ?= 6.1.0-57-amd64
+
+ifneq ($(V),1)
+Q = @
+quiet = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+HARNESS := config kernel image boot channel samples report run spawn util main
+SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
+GUEST := agent $(SHARED)
+
+B := build
+HOST_OBJS := $(HARNESS:%=$(B)/host/harness/%.o) $(SHARED:%=$(B)/host/guest/%.o)
+LIB_OBJS := $(filter-out $(B)/host/harness/main.o,$(HOST_OBJS))
+
+UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c))
+UNIT_BINS := $(UNIT:%=$(B)/tests/%)
+
+AGENTS := guest/kpair-agent-$(ARCH)
+ifneq ($(shell command -v i686-linux-gnu-gcc 2>/dev/null),)
+AGENTS += guest/kpair-agent-i686
+endif
+ifneq ($(shell command -v aarch64-linux-gnu-gcc 2>/dev/null),)
+AGENTS += guest/kpair-agent-aarch64
+endif
+
+all: harness/kpair $(AGENTS)
+
+# rebuild host objects when the flags change (git's GIT-CFLAGS trick)
+$(B)/host/FLAGS: FORCE
+	@mkdir -p $(@D)
+	@echo '$(HOST_CFLAGS) $(HOST_LIBS)' | cmp -s - $@ || echo '$(HOST_CFLAGS) $(HOST_LIBS)' > $@
+
+$(B)/host/%.o: %.c $(B)/host/FLAGS
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(HOST_CFLAGS) -MMD -MP -c -o $@ $<
+
+harness/kpair: $(HOST_OBJS)
+	$(call quiet,LINK,$@)$(CC) -o $@ $^ $(HOST_LIBS)
+
+# the static guest agent, one per target architecture
+guest/kpair-agent-$(ARCH): $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
+	$(call quiet,CC,$@)$(CC) $(GUEST_CFLAGS) -o $@ $(GUEST:%=guest/%.c)
+guest/kpair-agent-i686: $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
+	$(call quiet,CC,$@)i686-linux-gnu-gcc $(GUEST_CFLAGS) -o $@ $(GUEST:%=guest/%.c)
+guest/kpair-agent-aarch64: $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
+	$(call quiet,CC,$@)aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -o $@ $(GUEST:%=guest/%.c)
+
+$(B)/tests/t-%: tests/unit/t-%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call quiet,LINK,$@)$(CC) $(HOST_CFLAGS) -Iharness -Iguest -o $@ $< $(LIB_OBJS) $(HOST_LIBS) -lcmocka
+
+deps:
+	$(Q)scripts/deps
+
+images/kernels/$(KERNEL)/kernel.json: | harness/kpair
+	$(Q)harness/kpair kernel fetch debian:$(KERNEL)
+
+kernel: images/kernels/$(KERNEL)/kernel.json
+
+# check: sanitized host build, unit tests, then boot tests against a real kernel
+check: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(PROVE_FLAGS) \
+		$(UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
+
+unit-bins: $(UNIT_BINS)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)harness/kpair run configs/jobs/smoke.job --kernel $(KERNEL)
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all kernel
+	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench
+
+clean:
+	rm -rf $(B) harness/kpair guest/kpair-agent-*
+
+.PHONY: all check demo bench clean deps kernel unit-bins FORCE
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,301 @@
+/*
+ * agent.c - kpair's guest agent, PID 1 of the initramfs. It mounts the API
+ * filesystems, loads the kernel modules the harness packed (in dependency
+ * order), opens the org.kpair.results virtio-serial port, mounts the scratch
+ * disk, runs one workload from the table and streams JSON records, then
+ * powers the guest off. It never exits: PID 1 exiting would panic the kernel.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "workload.h"
+
+#define PORT_NAME "org.kpair.results"
+#define JOB_FILE "/kpair/job"
+#define MODULES_FILE "/kpair/modules"
+#define MNT "/mnt"
+#define MODULE_INIT_COMPRESSED_FILE 4
+
+struct agent_job {
+	char workload[64];
+	char fs[32];
+	char dev[64];
+	char mount_opts[256];
+	uint64_t seed;
+	struct wl_ctx ctx;
+	const struct workload *wl;
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kpair-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double uptime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static __attribute__((noreturn)) void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	/* no ACPI: with -no-reboot a reboot ends QEMU too */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+static void mount_api_fs(void)
+{
+	mkdir("/proc", 0555);
+	mkdir("/sys", 0555);
+	mkdir("/dev", 0755);
+	if (mount("proc", "/proc", "proc", 0, NULL) < 0)
+		say("mount /proc: %s", strerror(errno));
+	if (mount("sysfs", "/sys", "sysfs", 0, NULL) < 0)
+		say("mount /sys: %s", strerror(errno));
+	if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) < 0 && errno != EBUSY)
+		say("mount /dev: %s", strerror(errno));
+}
+
+/* load each module named in MODULES_FILE, one path a line, in that order */
+static int load_modules(char *why, size_t len)
+{
+	char line[512];
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(MODULES_FILE, "r");
+	if (!f)
+		return 0;	/* a kernel with everything built in */
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		int flags = 0, fd;
+
+		line[n] = '\0';
+		if (!n)
+			continue;
+		if (n > 3 && !strcmp(line + n - 3, ".xz"))
+			flags |= MODULE_INIT_COMPRESSED_FILE;
+		fd = open(line, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(why, len, "cannot open module '%s': %s", line, strerror(errno));
+			ret = -1;
+			break;
+		}
+		if (syscall(SYS_finit_module, fd, "", flags) < 0 && errno != EEXIST) {
+			snprintf(why, len, "cannot load module '%s': %s", line, strerror(errno));
+			close(fd);
+			ret = -1;
+			break;
+		}
+		close(fd);
+	}
+	fclose(f);
+	return ret;
+}
+
+/* the /dev node of the virtio-serial port named PORT_NAME, waiting for its probe */
+static int open_port(void)
+{
+	char path[300], name[128], dev[300];
+	int tries, fd;
+
+	for (tries = 0; tries < 500; tries++) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			FILE *f;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (!fgets(name, sizeof(name), f))
+				name[0] = '\0';
+			fclose(f);
+			name[strcspn(name, "\n")] = '\0';
+			if (strcmp(name, PORT_NAME))
+				continue;
+			snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
+			fd = open(dev, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				closedir(d);
+				return fd;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int wait_for(const char *path, int ms)
+{
+	struct stat st;
+
+	for (; ms > 0; ms -= 10) {
+		if (!stat(path, &st))
+			return 0;
+		usleep(10000);
+	}
+	return stat(path, &st);
+}
+
+static int read_job(struct agent_job *job)
+{
+	char line[512];
+	uint64_t seen = 0;
+	FILE *f;
+	int i, ret = 0;
+
+	f = fopen(JOB_FILE, "r");
+	if (!f)
+		return rec_error("job", errno, "cannot open %s: %s", JOB_FILE, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+		const char *why;
+		char *key = line, *val;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!eq)
+			continue;
+		*eq = '\0';
+		val = eq + 1;
+		if (!strcmp(key, "workload")) {
+			snprintf(job->workload, sizeof(job->workload), "%s", val);
+			job->wl = workload_find(val);
+			if (!job->wl) {
+				ret = rec_error("job", EINVAL, "unknown workload '%s'", val);
+				break;
+			}
+		} else if (!strcmp(key, "fs")) {
+			snprintf(job->fs, sizeof(job->fs), "%s", val);
+		} else if (!strcmp(key, "dev")) {
+			snprintf(job->dev, sizeof(job->dev), "%s", val);
+		} else if (!strcmp(key, "mount_opts")) {
+			snprintf(job->mount_opts, sizeof(job->mount_opts), "%s", val);
+		} else if (!strcmp(key, "seed")) {
+			job->seed = strtoull(val, NULL, 0);
+		} else if (!strncmp(key, "param.", 6) && job->wl) {
+			i = workload_param_index(job->wl, key + 6);
+			if (i < 0) {
+				ret = rec_error("job", EINVAL, "workload '%s' has no parameter '%s'",
+						job->wl->name, key + 6);
+				break;
+			}
+			if (wl_param_check(&job->wl->params[i], val, &job->ctx.val[i], &why) < 0) {
+				ret = rec_error("job", EINVAL, "param %s=%s: %s", key + 6, val, why);
+				break;
+			}
+			seen |= 1ULL << i;
+		}
+	}
+	fclose(f);
+	if (ret < 0)
+		return ret;
+	if (!job->wl)
+		return rec_error("job", EINVAL, "%s names no workload", JOB_FILE);
+	for (i = 0; job->wl->params[i].name; i++) {
+		const char *why;
+
+		if (seen & (1ULL << i))
+			continue;
+		if (wl_param_check(&job->wl->params[i], job->wl->params[i].def,
+				   &job->ctx.val[i], &why) < 0)
+			return rec_error("job", EINVAL, "default of %s: %s",
+					 job->wl->params[i].name, why);
+	}
+	return 0;
+}
+
+static int run_job(struct agent_job *job)
+{
+	const struct workload *wl = job->wl;
+	struct wl_ctx *ctx = &job->ctx;
+	double t0 = 0, t1 = 0;
+	int mounted = 0, ret = -1;
+
+	ctx->mnt = MNT;
+	ctx->dev = job->dev;
+	ctx->fs = job->fs;
+	ctx->mount_opts = job->mount_opts;
+	ctx->seed = job->seed;
+	if (job->fs[0] && strcmp(job->fs, "none")) {
+		mkdir(MNT, 0755);
+		if (wait_for(job->dev, 5000) < 0)
+			return rec_error("mount", errno, "no scratch device '%s'", job->dev);
+		if (mount(job->dev, MNT, job->fs, 0, job->mount_opts) < 0)
+			return rec_error("mount", errno, "mount -t %s -o '%s' %s: %s", job->fs,
+					 job->mount_opts, job->dev, strerror(errno));
+		mounted = 1;
+	}
+	if (wl->setup && wl->setup(ctx) < 0)
+		goto out_umount;
+	t0 = wl_now();
+	ret = wl->run(ctx);
+	t1 = wl_now();
+	if (wl->teardown)
+		wl->teardown(ctx);
+out_umount:
+	if (mounted && umount(MNT) < 0 && !ret)
+		ret = rec_error("umount", errno, "umount %s: %s", MNT, strerror(errno));
+	if (!ret) {
+		sync();
+		ret = rec_done(uptime(), t1 - t0);
+	}
+	return ret;
+}
+
+int main(void)
+{
+	static struct agent_job job;
+	char why[600];
+	int fd;
+
+	mount_api_fs();
+	if (load_modules(why, sizeof(why)) < 0) {
+		/* no channel yet: the harness sees this line on the console */
+		say("%s", why);
+		power_off();
+	}
+	fd = open_port();
+	if (fd < 0) {
+		say("no virtio-serial port named %s", PORT_NAME);
+		power_off();
+	}
+	rec_set_fd(fd);
+	if (read_job(&job) < 0)
+		power_off();
+	rec_hello(job.workload, uptime(), sysconf(_SC_PAGESIZE));
+	run_job(&job);
+	close(fd);
+	power_off();
+}

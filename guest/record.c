@@ -1,0 +1,157 @@
+/* record.c - JSON records written to the results port, one write(2) each */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static int rec_fd = -1;
+static uint64_t rec_seq;
+static uint64_t rec_nsamples;
+
+struct rbuf {
+	char b[REC_MAX];
+	size_t n;
+	int overflow;
+};
+
+static void rb_put(struct rbuf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rb_put(struct rbuf *r, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (r->overflow)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(r->b + r->n, sizeof(r->b) - r->n, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= sizeof(r->b) - r->n)
+		r->overflow = 1;
+	else
+		r->n += k;
+}
+
+/* a JSON string with the escapes RFC 8259 requires */
+static void rb_str(struct rbuf *r, const char *s)
+{
+	rb_put(r, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			rb_put(r, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			rb_put(r, "\\u%04x", c);
+		else
+			rb_put(r, "%c", c);
+	}
+	rb_put(r, "\"");
+}
+
+static void rb_begin(struct rbuf *r, const char *type)
+{
+	r->n = 0;
+	r->overflow = 0;
+	rb_put(r, "{\"type\":\"%s\",\"seq\":%llu", type, (unsigned long long)rec_seq);
+}
+
+static int rb_send(struct rbuf *r)
+{
+	size_t off = 0;
+
+	rb_put(r, "}\n");
+	if (r->overflow)
+		return -1;
+	rec_seq++;
+	if (rec_fd < 0)
+		return 0;
+	while (off < r->n) {
+		ssize_t k = write(rec_fd, r->b + off, r->n - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		off += k;
+	}
+	return 0;
+}
+
+void rec_set_fd(int fd)
+{
+	rec_fd = fd;
+}
+
+uint64_t rec_samples(void)
+{
+	return rec_nsamples;
+}
+
+int rec_hello(const char *workload, double uptime, long page_size)
+{
+	struct utsname u;
+	struct rbuf r;
+
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	rb_begin(&r, "hello");
+	rb_put(&r, ",\"agent\":\"kpair-agent 1\",\"workload\":");
+	rb_str(&r, workload);
+	rb_put(&r, ",\"release\":");
+	rb_str(&r, u.release);
+	rb_put(&r, ",\"version\":");
+	rb_str(&r, u.version);
+	rb_put(&r, ",\"machine\":");
+	rb_str(&r, u.machine);
+	rb_put(&r, ",\"page_size\":%ld,\"uptime\":%.6f", page_size, uptime);
+	return rb_send(&r);
+}
+
+int rec_sample(const char *metric, const char *unit, double value)
+{
+	struct rbuf r;
+
+	rb_begin(&r, "sample");
+	rb_put(&r, ",\"metric\":");
+	rb_str(&r, metric);
+	rb_put(&r, ",\"unit\":");
+	rb_str(&r, unit);
+	rb_put(&r, ",\"value\":%.9g", value);
+	if (rb_send(&r) < 0)
+		return -1;
+	rec_nsamples++;
+	return 0;
+}
+
+int rec_error(const char *stage, int err, const char *fmt, ...)
+{
+	char msg[512];
+	struct rbuf r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "kpair-agent: %s: %s\n", stage, msg);
+	rb_begin(&r, "error");
+	rb_put(&r, ",\"stage\":");
+	rb_str(&r, stage);
+	rb_put(&r, ",\"errno\":%d,\"message\":", err);
+	rb_str(&r, msg);
+	rb_send(&r);
+	return -1;
+}
+
+int rec_done(double uptime, double workload_s)
+{
+	struct rbuf r;
+
+	rb_begin(&r, "done");
+	rb_put(&r, ",\"samples\":%llu,\"uptime\":%.6f,\"workload_s\":%.6f",
+	       (unsigned long long)rec_nsamples, uptime, workload_s);
+	return rb_send(&r);
+}

@@ -1,0 +1,27 @@
+/*
+ * record.h - the guest side of the results channel: newline-delimited JSON
+ * records, each with a sequence number, written whole to the virtio-serial port.
+ *
+ *   {"type":"hello","seq":0,...}    once, first
+ *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V}
+ *   {"type":"error","seq":N,"stage":S,"errno":E,"message":T}
+ *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W}   last
+ *
+ * The harness (harness/channel.c) holds the schema every record must match.
+ */
+#ifndef KPAIR_RECORD_H
+#define KPAIR_RECORD_H
+
+#include <stdint.h>
+
+#define REC_MAX 4096	/* longest record, newline included; the harness rejects longer */
+
+void rec_set_fd(int fd);
+int rec_hello(const char *workload, double uptime, long page_size);
+int rec_sample(const char *metric, const char *unit, double value);
+int rec_error(const char *stage, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rec_done(double uptime, double workload_s);
+uint64_t rec_samples(void);
+
+#endif

@@ -1,0 +1,490 @@
+/* boot.c - the QEMU backend: argv, the watch loop, timeouts, console scan, reaping */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "spawn.h"
+#include "util.h"
+
+const struct run_status_info run_statuses[RUN_NSTATUS] = {
+	[RUN_OK] = { "ok", 0, "the workload ran and every record arrived" },
+	[RUN_BOOT_TIMEOUT] = { "boot-timeout", 10, "no hello from the agent within boot_timeout" },
+	[RUN_WORKLOAD_TIMEOUT] = { "workload-timeout", 11, "no done within timeout after hello" },
+	[RUN_PANIC] = { "kernel-panic", 12, "the kernel panicked (console)" },
+	[RUN_AGENT_EXIT] = { "agent-exit", 13, "the guest stopped without a done record" },
+	[RUN_QEMU_DIED] = { "qemu-died", 14, "QEMU failed or was killed" },
+	[RUN_BAD_RECORD] = { "bad-record", 15, "the guest sent a malformed or out-of-order record" },
+	[RUN_WORKLOAD_FAILED] = { "workload-failed", 16, "the agent reported an error" },
+	[RUN_SETUP_FAILED] = { "setup-failed", 3, "kernel, image or disk could not be prepared" },
+};
+
+/* console lines that mark a run even when it completes (like stress-ng's klog check) */
+static const char *const warn_patterns[] = {
+	"Oops", "BUG:", "WARNING:", "general protection fault", "soft lockup",
+	"blocked for more than", "Call Trace:", NULL,
+};
+
+void vm_result_init(struct vm_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->first_console = r->hello = r->done = r->exit = -1;
+}
+
+void vm_result_release(struct vm_result *r)
+{
+	free(r->cmdline);
+	vm_result_init(r);
+}
+
+struct argvb {
+	char *v[128];
+	int n;
+};
+
+static void add(struct argvb *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct argvb *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->n >= (int)ARRAY_SIZE(a->v) - 1)
+		abort();	/* BUG: the argv table is sized for every device we add */
+	va_start(ap, fmt);
+	if (vasprintf(&a->v[a->n], fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	a->v[++a->n] = NULL;
+}
+
+static void argvb_release(struct argvb *a)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	a->n = 0;
+}
+
+static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct argvb *a)
+{
+	const struct target *t = s->target;
+	int i;
+
+	add(a, "%s", t->qemu);
+	add(a, "-name");
+	add(a, "%s", s->name);
+	add(a, "-M");
+	add(a, "%s", t->machine);
+	add(a, "-accel");
+	add(a, "%s", s->accel);
+	if (*t->cpu) {
+		add(a, "-cpu");
+		add(a, "%s", t->cpu);
+	}
+	add(a, "-m");
+	add(a, "%lluM", (unsigned long long)(s->memory >> 20));
+	add(a, "-smp");
+	add(a, "%llu", (unsigned long long)s->cpus);
+	add(a, "-nodefaults");
+	add(a, "-no-user-config");
+	add(a, "-nographic");
+	add(a, "-no-reboot");
+	add(a, "-kernel");
+	add(a, "%s", s->kernel);
+	add(a, "-initrd");
+	add(a, "%s", s->initrd);
+	add(a, "-append");
+	add(a, "%s", s->append);
+	add(a, "-chardev");
+	add(a, "socket,id=con,fd=%d", con_fd);
+	add(a, "-serial");
+	add(a, "chardev:con");
+	add(a, "-device");
+	add(a, "%s,id=vser", t->serial_dev);
+	add(a, "-chardev");
+	add(a, "socket,id=res,fd=%d", res_fd);
+	add(a, "-device");
+	add(a, "virtserialport,bus=vser.0,chardev=res,name=org.kpair.results");
+	for (i = 0; i < s->ndisks; i++) {
+		add(a, "-drive");
+		add(a, "file=%s,format=raw,if=none,id=disk%d,cache=%s%s", s->disks[i].path, i,
+		    s->disks[i].cache, s->disks[i].readonly ? ",readonly=on" : "");
+		add(a, "-device");
+		add(a, "%s,drive=disk%d", t->blk_dev, i);
+	}
+}
+
+struct watch {
+	const struct vm_spec *spec;
+	struct channel *ch;
+	struct vm_result *res;
+	int log_fd;
+	char line[512];
+	size_t line_len;
+	size_t tail_len;
+};
+
+static void console_line(struct watch *w)
+{
+	struct vm_result *r = w->res;
+	const char *l = w->line;
+	int i;
+
+	w->line[w->line_len] = '\0';
+	if (!r->panic_line[0] && strstr(l, "Kernel panic - not syncing"))
+		snprintf(r->panic_line, sizeof(r->panic_line), "%.255s", l);
+	for (i = 0; warn_patterns[i]; i++) {
+		if (strstr(l, warn_patterns[i])) {
+			if (!r->warnings++)
+				snprintf(r->first_warning, sizeof(r->first_warning), "%.255s", l);
+			break;
+		}
+	}
+	w->line_len = 0;
+}
+
+static void console_bytes(struct watch *w, const char *buf, size_t n)
+{
+	struct vm_result *r = w->res;
+	size_t i;
+
+	if (w->log_fd >= 0 && write(w->log_fd, buf, n) < 0)
+		w->log_fd = -1;	/* the run goes on; the tail is still kept */
+	for (i = 0; i < n; i++) {
+		char c = buf[i];
+
+		if (c == '\r')
+			continue;
+		if (c == '\n' || w->line_len + 1 >= sizeof(w->line)) {
+			console_line(w);
+			if (c == '\n')
+				goto tail;
+		}
+		w->line[w->line_len++] = c;
+tail:
+		if (w->tail_len == CONSOLE_TAIL) {
+			memmove(r->console_tail, r->console_tail + CONSOLE_TAIL / 2, CONSOLE_TAIL / 2);
+			w->tail_len = CONSOLE_TAIL / 2;
+		}
+		r->console_tail[w->tail_len++] = c;
+		r->console_tail[w->tail_len] = '\0';
+	}
+}
+
+static void classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
+		     int timed_out, int qemu_exited)
+{
+	int st = r->qemu_status;
+
+	if (ch->failed) {
+		r->status = RUN_BAD_RECORD;
+		snprintf(r->reason, sizeof(r->reason), "%s", ch->why);
+	} else if (ch->got_done) {
+		r->status = RUN_OK;
+		snprintf(r->reason, sizeof(r->reason), "ok");
+	} else if (r->panic_line[0]) {
+		r->status = RUN_PANIC;
+		snprintf(r->reason, sizeof(r->reason), "%s", r->panic_line);
+	} else if (r->error_record[0]) {
+		r->status = RUN_WORKLOAD_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "%s", r->error_record);
+	} else if (timed_out && !ch->got_hello) {
+		r->status = RUN_BOOT_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "no hello within %.1f s of QEMU start",
+			 s->boot_timeout);
+	} else if (timed_out) {
+		r->status = RUN_WORKLOAD_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "no done within %.1f s after hello",
+			 s->workload_timeout);
+	} else if (qemu_exited && WIFSIGNALED(st)) {
+		r->status = RUN_QEMU_DIED;
+		snprintf(r->reason, sizeof(r->reason), "QEMU killed by signal %d", WTERMSIG(st));
+	} else if (qemu_exited && WIFEXITED(st) && WEXITSTATUS(st)) {
+		r->status = RUN_QEMU_DIED;
+		snprintf(r->reason, sizeof(r->reason), "QEMU exited with status %d (see qemu.log)",
+			 WEXITSTATUS(st));
+	} else {
+		r->status = RUN_AGENT_EXIT;
+		snprintf(r->reason, sizeof(r->reason), "guest stopped %s hello without a done record",
+			 ch->got_hello ? "after" : "before");
+	}
+}
+
+static int watch_cb_error(struct vm_result *r, json_t *rec)
+{
+	const char *stage = "?", *msg = "?";
+
+	json_unpack(rec, "{s:s, s:s}", "stage", &stage, "message", &msg);
+	snprintf(r->error_record, sizeof(r->error_record), "agent: %s: %s", stage, msg);
+	return 0;
+}
+
+struct chain {
+	channel_cb cb;
+	void *user;
+	struct vm_result *res;
+};
+
+static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
+{
+	struct chain *c = user;
+	double t = mono_now() - c->res->t_start;
+
+	if (type == REC_HELLO)
+		c->res->hello = t;
+	else if (type == REC_DONE)
+		c->res->done = t;
+	else if (type == REC_ERROR)
+		watch_cb_error(c->res, rec);
+	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;
+}
+
+static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
+{
+	int con[2] = { -1, -1 }, rsp[2] = { -1, -1 }, keep[3], log_fd = -1;
+	struct watch w = { .spec = s, .ch = ch, .res = res, .log_fd = -1 };
+	struct chain chain = { ch->cb, ch->user, res };
+	int timed_out = 0, exited = 0, ret = -1, open_fds = 2;
+	struct argvb a = { .n = 0 };
+	double deadline, grace = -1;
+	pid_t pid = -1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, con) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rsp) < 0) {
+		error("socketpair: %s", strerror(errno));
+		goto out_close;
+	}
+	w.log_fd = open(s->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+	if (w.log_fd < 0) {
+		error("cannot create '%s': %s", s->console_log, strerror(errno));
+		goto out_close;
+	}
+	log_fd = open(s->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		error("cannot create '%s': %s", s->qemu_log, strerror(errno));
+		goto out_close;
+	}
+	qemu_argv(s, con[1], rsp[1], &a);
+	res->cmdline = spawn_cmdline((const char *const *)a.v);
+	keep[0] = con[1];
+	keep[1] = rsp[1];
+	keep[2] = -1;
+	ch->cb = chain_cb;
+	ch->user = &chain;
+	res->t_start = mono_now();
+	if (spawn_start((const char *const *)a.v, log_fd, keep, &pid) < 0)
+		goto out_close;
+	close(con[1]);
+	close(rsp[1]);
+	con[1] = rsp[1] = -1;
+	deadline = res->t_start + s->boot_timeout;
+	while (open_fds > 0) {
+		struct pollfd pfd[2] = { { con[0], POLLIN, 0 }, { rsp[0], POLLIN, 0 } };
+		double now = mono_now();
+		char buf[16384];
+		int k, i;
+
+		if (ch->got_hello && res->hello >= 0 && grace < 0 && !ch->got_done)
+			deadline = res->t_start + res->hello + s->workload_timeout;
+		if (ch->got_done && grace < 0) {
+			grace = now + 30;	/* time to sync and power off */
+			deadline = grace;
+		}
+		if (ch->failed) {
+			break;	/* nothing more from this guest can be trusted */
+		}
+		if (now >= deadline) {
+			timed_out = !ch->got_done;
+			break;
+		}
+		k = poll(pfd, 2, (int)((deadline - now) * 1000) + 1);
+		if (k < 0 && errno != EINTR) {
+			error("poll: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; k > 0 && i < 2; i++) {
+			ssize_t n;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (i == 0) {
+					close(con[0]);
+					con[0] = -1;
+				} else {
+					channel_end(ch);
+					close(rsp[0]);
+					rsp[0] = -1;
+				}
+				open_fds--;
+				continue;
+			}
+			if (i == 0) {
+				if (res->first_console < 0)
+					res->first_console = mono_now() - res->t_start;
+				console_bytes(&w, buf, n);
+			} else {
+				channel_feed(ch, buf, n);
+			}
+		}
+	}
+	/* both ends closed: QEMU is going away; give it a moment to exit cleanly */
+	if (open_fds == 0) {
+		double until = mono_now() + 5;
+
+		while (mono_now() < until) {
+			pid_t p = waitpid(pid, &res->qemu_status, WNOHANG);
+
+			if (p == pid) {
+				exited = 1;
+				break;
+			}
+			usleep(5000);
+		}
+	}
+	if (!exited) {
+		res->qemu_status = spawn_kill(pid);
+		exited = open_fds == 0 && !timed_out;
+	}
+	res->exit = mono_now() - res->t_start;
+	if (w.line_len)
+		console_line(&w);
+	classify(s, res, ch, timed_out, exited);
+	ret = 0;
+out_close:
+	ch->cb = chain.cb;
+	ch->user = chain.user;
+	argvb_release(&a);
+	if (w.log_fd >= 0) {
+		fsync(w.log_fd);
+		close(w.log_fd);
+	}
+	if (log_fd >= 0)
+		close(log_fd);
+	for (int i = 0; i < 2; i++) {
+		if (con[i] >= 0)
+			close(con[i]);
+		if (rsp[i] >= 0)
+			close(rsp[i]);
+	}
+	return ret;
+}
+
+const struct backend backend_qemu = {
+	.name = "qemu",
+	.run = qemu_run,
+};
+
+char *qemu_version(const char *qemu)
+{
+	const char *argv[] = { qemu, "--version", NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+	char *v = NULL;
+
+	if (spawn_run(argv, 30000, &r) == 0 && !r.exit_code) {
+		const char *p = strstr(r.out, "version ");
+
+		p = p ? p + 8 : r.out;
+		v = xasprintf("%.*s", (int)strcspn(p, "\n"), p);
+	}
+	spawn_result_release(&r);
+	return v ? v : xstrdup("unknown");
+}
+
+/*
+ * Boot @kernel under KVM with no root and no init: a working KVM gets to the
+ * "unable to mount root" panic in a second or two and, with panic=-1 and
+ * -no-reboot, QEMU exits. The host's PVM KVM hangs a stock kernel forever, so
+ * a probe that does not end within 10 s means TCG.
+ */
+static int kvm_probe(const struct target *t, const char *kernel, char *why, size_t whylen)
+{
+	char *append = xasprintf("console=%s panic=-1 root=/dev/kpair-probe rdinit=/kpair-probe %s",
+				 t->console, t->extra_append);
+	const char *argv[] = { t->qemu, "-M", t->machine, "-accel", "kvm", "-m", "256M",
+			       "-nodefaults", "-no-user-config", "-display", "none",
+			       "-no-reboot", "-serial", "stdio", "-kernel", kernel,
+			       "-append", append, NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+	double t0 = mono_now();
+	int ok = 0;
+
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(why, whylen, "no usable /dev/kvm: %s", strerror(errno));
+		free(append);
+		return 0;
+	}
+	util_quiet++;
+	if (spawn_run(argv, 10000, &r) < 0) {
+		snprintf(why, whylen, "KVM probe boot did not finish within 10 s (PVM or broken KVM)");
+	} else if (r.exit_code) {
+		snprintf(why, whylen, "KVM probe: QEMU exit %d: %.200s", r.exit_code, r.err);
+	} else if (!strstr(r.out, "Linux version")) {
+		snprintf(why, whylen, "KVM probe: the kernel printed nothing");
+	} else {
+		ok = 1;
+		snprintf(why, whylen, "KVM probe booted to panic in %.1f s", mono_now() - t0);
+	}
+	util_quiet--;
+	spawn_result_release(&r);
+	free(append);
+	return ok;
+}
+
+int accel_choose(const struct target *t, const char *kernel, const char *want,
+		 char *accel, size_t len, char *why, size_t whylen)
+{
+	char *path = xasprintf("%s/images/accel-%s.json", kpair_root(), t->name);
+	const char *a = NULL, *host = NULL, *w = NULL;
+	struct utsname u;
+	json_t *j;
+	int ok;
+
+	if (strcmp(want, "auto")) {
+		snprintf(accel, len, "%s", want);
+		snprintf(why, whylen, "asked for %s", want);
+		free(path);
+		return 0;
+	}
+	uname(&u);
+	j = json_load_file(path, 0, NULL);
+	if (j && !json_unpack(j, "{s:s, s:s, s:s}", "accel", &a, "host", &host, "why", &w) &&
+	    !strcmp(host, u.release)) {
+		snprintf(accel, len, "%s", a);
+		snprintf(why, whylen, "%s (cached probe)", w);
+		json_decref(j);
+		free(path);
+		return 0;
+	}
+	json_decref(j);
+	info("boot: probing KVM (10 s at most)");
+	ok = kvm_probe(t, kernel, why, whylen);
+	snprintf(accel, len, "%s", ok ? "kvm" : "tcg");
+	info("boot: using %s: %s", accel, why);
+	j = json_pack("{s:s, s:s, s:s}", "accel", accel, "host", u.release, "why", why);
+	if (j) {
+		char *text = json_dumps(j, JSON_INDENT(2));
+
+		char *dir = xasprintf("%s/images", kpair_root());
+
+		if (text && mkdir_p(dir, 0755) == 0)
+			write_file_atomic(path, text, strlen(text));
+		free(text);
+		free(dir);
+		json_decref(j);
+	}
+	free(path);
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * boot.h - start a guest, watch it, and always reap it. The QEMU backend
+ * sits behind a struct backend ops table (a libvirt one can join it). The
+ * serial console and the results port each get one end of a socketpair, so
+ * the harness sees every byte as it comes and EOF when QEMU goes away.
+ */
+#ifndef KPAIR_BOOT_H
+#define KPAIR_BOOT_H
+
+#include <stdint.h>
+
+#include "channel.h"
+#include "config.h"
+
+enum run_status {
+	RUN_OK,
+	RUN_BOOT_TIMEOUT,
+	RUN_WORKLOAD_TIMEOUT,
+	RUN_PANIC,
+	RUN_AGENT_EXIT,
+	RUN_QEMU_DIED,
+	RUN_BAD_RECORD,
+	RUN_WORKLOAD_FAILED,
+	RUN_SETUP_FAILED,
+	RUN_NSTATUS
+};
+
+struct run_status_info {
+	const char *name;
+	int exit_code;
+	const char *help;
+};
+extern const struct run_status_info run_statuses[RUN_NSTATUS];
+
+#define VM_MAX_DISKS 4
+
+struct vm_disk {
+	const char *path;
+	const char *cache;
+	int readonly;
+};
+
+struct vm_spec {
+	const struct target *target;
+	const char *name;
+	const char *kernel;	/* image passed to -kernel */
+	const char *initrd;
+	const char *append;	/* whole kernel command line */
+	const char *accel;	/* "kvm" or "tcg" */
+	uint64_t memory, cpus;
+	struct vm_disk disks[VM_MAX_DISKS];
+	int ndisks;
+	const char *console_log;	/* file the console is copied to */
+	const char *qemu_log;		/* QEMU's own stdout/stderr */
+	double boot_timeout, workload_timeout;	/* seconds */
+};
+
+#define CONSOLE_TAIL 8192
+
+struct vm_result {
+	enum run_status status;
+	char reason[512];		/* one line for a human */
+	char *cmdline;			/* the QEMU argv as run (owned) */
+	double t_start;			/* mono time QEMU was started */
+	double first_console;		/* seconds from start; -1 if none */
+	double hello, done, exit;	/* seconds from start; -1 if never */
+	int qemu_status;		/* wait status */
+	char panic_line[256];
+	int warnings;			/* oops/BUG/WARNING lines seen */
+	char first_warning[256];
+	char console_tail[CONSOLE_TAIL + 1];
+	char error_record[512];		/* the agent's error record, if any */
+};
+
+struct backend {
+	const char *name;
+	int (*run)(const struct vm_spec *spec, struct channel *ch, struct vm_result *res);
+};
+
+extern const struct backend backend_qemu;
+
+void vm_result_init(struct vm_result *r);
+void vm_result_release(struct vm_result *r);
+
+/* "kvm" or "tcg" for @target, probing KVM once (cached in images/accel.json) */
+int accel_choose(const struct target *t, const char *kernel, const char *want,
+		 char *accel, size_t len, char *why, size_t whylen);
+/* QEMU's version line, e.g. "7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)" (caller frees) */
+char *qemu_version(const char *qemu);
+
+#endif

@@ -1,0 +1,432 @@
+/* config.c - job and target files: inih parsing driven by option tables */
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "util.h"
+
+#define JOFF(f) offsetof(struct job, f)
+#define TOFF(f) offsetof(struct target, f)
+
+static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
+static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+
+const struct opt job_opts[] = {
+	{ "job", "name", OPT_STR, JOFF(name), NULL, 0, 0, NULL, "job name, used in run ids" },
+	{ "job", "workload", OPT_STR, JOFF(workload), NULL, 0, 0, NULL, "guest workload (kpair help workloads)" },
+	{ "job", "timeout", OPT_DURATION, JOFF(timeout_ms), "300s", 1, 86400000, NULL, "workload time limit, from hello to done" },
+	{ "job", "boot_timeout", OPT_DURATION, JOFF(boot_timeout_ms), "120s", 1, 3600000, NULL, "QEMU start to the agent's hello" },
+	{ "job", "memory", OPT_SIZE, JOFF(memory), "1G", 64ULL << 20, 64ULL << 30, NULL, "guest memory" },
+	{ "job", "cpus", OPT_COUNT, JOFF(cpus), "1", 1, 64, NULL, "guest vCPUs" },
+	{ "job", "cmdline", OPT_STR, JOFF(cmdline), "", 0, 0, NULL, "extra kernel command line" },
+	{ "job", "target", OPT_STR, JOFF(target), "x86_64", 0, 0, NULL, "configs/targets/<target>.target" },
+	{ "job", "accel", OPT_ENUM, JOFF(accel), "auto", 0, 0, accel_choices, "auto probes KVM, else TCG" },
+	{ "job", "seed", OPT_COUNT, JOFF(seed), "1", 0, UINT64_MAX, NULL, "seed for the workload's random choices" },
+	{ "disk", "fs", OPT_ENUM, JOFF(fs), "ext4", 0, 0, fs_choices, "scratch filesystem, made on the host" },
+	{ "disk", "blocksize", OPT_SIZE, JOFF(blocksize), "4096", 512, 65536, NULL, "fs block size" },
+	{ "disk", "size", OPT_SIZE, JOFF(disk_size), "2G", 16ULL << 20, 4ULL << 40, NULL, "scratch disk size (sparse)" },
+	{ "disk", "mkfs_options", OPT_STR, JOFF(mkfs_options), "", 0, 0, NULL, "extra mkfs arguments, split on spaces" },
+	{ "disk", "mount_options", OPT_STR, JOFF(mount_options), "", 0, 0, NULL, "mount data string in the guest" },
+	{ NULL },
+};
+
+const struct opt target_opts[] = {
+	{ "target", "name", OPT_STR, TOFF(name), NULL, 0, 0, NULL, "target name" },
+	{ "target", "arch", OPT_STR, TOFF(arch), NULL, 0, 0, NULL, "Debian architecture (amd64, i386, arm64)" },
+	{ "target", "qemu", OPT_STR, TOFF(qemu), NULL, 0, 0, NULL, "QEMU system emulator" },
+	{ "target", "machine", OPT_STR, TOFF(machine), "pc", 0, 0, NULL, "-M value" },
+	{ "target", "cpu", OPT_STR, TOFF(cpu), "", 0, 0, NULL, "-cpu value (empty: QEMU's default)" },
+	{ "target", "console", OPT_STR, TOFF(console), "ttyS0", 0, 0, NULL, "kernel console device" },
+	{ "target", "agent", OPT_STR, TOFF(agent), NULL, 0, 0, NULL, "static guest agent, relative to the project root" },
+	{ "target", "modules", OPT_STR, TOFF(modules), "", 0, 0, NULL, "modules the guest loads, besides the fs" },
+	{ "target", "serial_device", OPT_STR, TOFF(serial_dev), "virtio-serial-pci", 0, 0, NULL, "virtio-serial controller" },
+	{ "target", "block_device", OPT_STR, TOFF(blk_dev), "virtio-blk-pci", 0, 0, NULL, "virtio-blk device model" },
+	{ "target", "append", OPT_STR, TOFF(extra_append), "", 0, 0, NULL, "kernel command line the target needs" },
+	{ NULL },
+};
+
+struct parse_ctx {
+	const char *file;
+	FILE *f;
+	unsigned line;
+	int long_line;
+	const struct opt *tab;
+	void *obj;
+	unsigned char *seen;
+	struct job *job;	/* for [params] */
+	int errors;
+};
+
+static const struct opt *opt_find(const struct opt *tab, const char *section, const char *key)
+{
+	for (; tab->key; tab++)
+		if (!strcmp(tab->section, section) && !strcmp(tab->key, key))
+			return tab;
+	return NULL;
+}
+
+static int section_known(const struct opt *tab, const char *section)
+{
+	for (; tab->key; tab++)
+		if (!strcmp(tab->section, section))
+			return 1;
+	return 0;
+}
+
+/* store @value into the field @o describes; *why set on failure */
+static int opt_set(const struct opt *o, void *obj, const char *value, const char **why)
+{
+	char **sp = (char **)((char *)obj + o->off);
+	uint64_t *up = (uint64_t *)((char *)obj + o->off);
+	enum unit_kind kind;
+	uint64_t v;
+	int i;
+
+	switch (o->type) {
+	case OPT_STR:
+		if (strchr(value, '\n')) {
+			*why = "newline in value";
+			return -1;
+		}
+		free(*sp);
+		*sp = xstrdup(value);
+		return 0;
+	case OPT_ENUM:
+		for (i = 0; o->choices[i]; i++) {
+			if (!strcmp(o->choices[i], value)) {
+				free(*sp);
+				*sp = xstrdup(value);
+				return 0;
+			}
+		}
+		*why = "not one of the allowed values (kpair help job)";
+		return -1;
+	case OPT_SIZE: kind = UNIT_SIZE; break;
+	case OPT_DURATION: kind = UNIT_DURATION; break;
+	default: kind = UNIT_COUNT; break;
+	}
+	if (unit_parse(kind, value, &v, why) < 0)
+		return -1;
+	if (v < o->min) {
+		*why = v == 0 ? "must not be zero" : "below the minimum";
+		return -1;
+	}
+	if (v > o->max) {
+		*why = "above the maximum";
+		return -1;
+	}
+	*up = v;
+	return 0;
+}
+
+static int cfg_error(struct parse_ctx *c, const char *section, const char *key, const char *why)
+{
+	c->errors++;
+	if (section && key)
+		return error("%s:%u: %s.%s: %s", c->file, c->line, section, key, why);
+	return error("%s:%u: %s", c->file, c->line, why);
+}
+
+static int params_add(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct job *job = c->job;
+	int i;
+
+	for (i = 0; i < job->nparams; i++)
+		if (!strcmp(job->params[i].key, key)) {
+			cfg_error(c, "params", key, "repeated key");
+			return 1;
+		}
+	if (job->nparams >= WL_MAX_PARAMS) {
+		cfg_error(c, "params", key, "too many parameters");
+		return 1;
+	}
+	job->params[job->nparams].key = xstrdup(key);
+	job->params[job->nparams].value = xstrdup(value);
+	job->params[job->nparams].line = c->line;
+	job->nparams++;
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_ctx *c = user;
+	const struct opt *o;
+	const char *why;
+
+	if (c->long_line) {
+		cfg_error(c, NULL, NULL, "line too long");
+		return 1;
+	}
+	if (!key) /* a new section, seen when it starts */
+		return 1;
+	if (c->job && !strcmp(section, "params"))
+		return params_add(c, key, value);
+	if (!section_known(c->tab, section))
+		return cfg_error(c, section, key, "unknown section"), 1;
+	o = opt_find(c->tab, section, key);
+	if (!o)
+		return cfg_error(c, section, key, "unknown key"), 1;
+	if (c->seen[o - c->tab])
+		return cfg_error(c, section, key, "repeated key"), 1;
+	c->seen[o - c->tab] = 1;
+	if (opt_set(o, c->obj, value, &why) < 0) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "'%s': %s", value, why);
+		cfg_error(c, section, key, msg);
+	}
+	return 1;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse_ctx *c = stream;
+	char *r = fgets(str, num, c->f);
+	size_t n;
+
+	if (!r)
+		return NULL;
+	c->line++;
+	n = strlen(str);
+	c->long_line = n == (size_t)num - 1 && str[n - 1] != '\n' && !feof(c->f);
+	if (c->long_line) {	/* swallow the rest; the handler reports it */
+		int ch;
+
+		while ((ch = fgetc(c->f)) != EOF && ch != '\n')
+			;
+		if (!strchr(str, '=') && str[0] != '[')
+			cfg_error(c, NULL, NULL, "line too long");
+	}
+	return r;
+}
+
+static int parse_file(struct parse_ctx *c, const char *path)
+{
+	int r;
+
+	c->f = fopen(path, "r");
+	if (!c->f)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	ini_allow_multiline = false;
+	ini_max_line = 1024;
+	r = ini_parse_stream(reader, c, handler, c);
+	fclose(c->f);
+	if (r > 0 && !c->errors) {
+		c->line = r;
+		cfg_error(c, NULL, NULL, "syntax error (expected [section] or key = value)");
+	}
+	return c->errors ? -1 : 0;
+}
+
+/* fill defaults and report missing required keys */
+static int apply_defaults(struct parse_ctx *c)
+{
+	const struct opt *o;
+	const char *why;
+
+	for (o = c->tab; o->key; o++) {
+		if (c->seen[o - c->tab])
+			continue;
+		if (!o->def) {
+			c->errors++;
+			error("%s: %s.%s: missing (required)", c->file, o->section, o->key);
+			continue;
+		}
+		if (opt_set(o, c->obj, o->def, &why) < 0) {
+			c->errors++;
+			error("BUG: default of %s.%s: %s", o->section, o->key, why);
+		}
+	}
+	return c->errors ? -1 : 0;
+}
+
+static int apply_set(struct parse_ctx *c, const char *set)
+{
+	char *s = xstrdup(set), *dot, *eq;
+	int ret = 0;
+
+	c->file = "--set";
+	c->line = 0;
+	eq = strchr(s, '=');
+	dot = strchr(s, '.');
+	if (!eq || !dot || dot > eq) {
+		free(s);
+		c->errors++;
+		return error("--set '%s': expected section.key=value", set);
+	}
+	*eq = '\0';
+	*dot = '\0';
+	if (c->job && !strcmp(s, "params")) {
+		struct job *job = c->job;
+		int i;
+
+		for (i = 0; i < job->nparams; i++)
+			if (!strcmp(job->params[i].key, dot + 1))
+				break;
+		if (i < job->nparams) {
+			free(job->params[i].value);
+			job->params[i].value = xstrdup(eq + 1);
+			job->params[i].line = 0;
+		} else {
+			params_add(c, dot + 1, eq + 1);
+		}
+	} else {
+		const struct opt *o = opt_find(c->tab, s, dot + 1);
+		const char *why;
+
+		if (!o) {
+			c->errors++;
+			ret = error("--set %s.%s: unknown key", s, dot + 1);
+		} else if (opt_set(o, c->obj, eq + 1, &why) < 0) {
+			c->errors++;
+			ret = error("--set %s.%s: '%s': %s", s, dot + 1, eq + 1, why);
+		} else {
+			c->seen[o - c->tab] = 1;
+		}
+	}
+	free(s);
+	return ret;
+}
+
+/* resolve [params] against the workload's own table */
+static int job_check_params(struct job *job)
+{
+	int i, errors = 0;
+
+	job->wl = workload_find(job->workload);
+	if (!job->wl)
+		return error("%s: job.workload: unknown workload '%s' (kpair help workloads)",
+			     job->file, job->workload);
+	for (i = 0; job->wl->params[i].name; i++) {
+		const char *why;
+
+		if (wl_param_check(&job->wl->params[i], job->wl->params[i].def, &job->pval[i], &why) < 0)
+			return error("BUG: workload %s: default of %s: %s", job->wl->name,
+				     job->wl->params[i].name, why);
+	}
+	for (i = 0; i < job->nparams; i++) {
+		struct job_param *p = &job->params[i];
+		int k = workload_param_index(job->wl, p->key);
+		const char *why;
+
+		if (k < 0) {
+			errors++;
+			error("%s:%u: params.%s: workload '%s' has no such parameter", job->file,
+			      p->line, p->key, job->wl->name);
+			continue;
+		}
+		if (wl_param_check(&job->wl->params[k], p->value, &job->pval[k], &why) < 0) {
+			errors++;
+			error("%s:%u: params.%s: '%s': %s", p->line ? job->file : "--set",
+			      p->line, p->key, p->value, why);
+		}
+	}
+	return errors ? -1 : 0;
+}
+
+void job_init(struct job *job)
+{
+	memset(job, 0, sizeof(*job));
+}
+
+void job_release(struct job *job)
+{
+	const struct opt *o;
+	int i;
+
+	for (o = job_opts; o->key; o++)
+		if (o->type == OPT_STR || o->type == OPT_ENUM)
+			free(*(char **)((char *)job + o->off));
+	for (i = 0; i < job->nparams; i++) {
+		free(job->params[i].key);
+		free(job->params[i].value);
+	}
+	free(job->file);
+	job_init(job);
+}
+
+int job_load(struct job *job, const char *path, char *const *sets, int nset)
+{
+	struct parse_ctx c = { .file = path, .tab = job_opts, .obj = job, .seen = job->seen, .job = job };
+	int i;
+
+	job->file = xstrdup(path);
+	parse_file(&c, path);
+	if (c.errors && !c.line)
+		return -1;	/* could not open */
+	for (i = 0; i < nset; i++)
+		apply_set(&c, sets[i]);
+	c.file = path;
+	apply_defaults(&c);
+	if (c.errors)
+		return -1;
+	if (job_check_params(job) < 0)
+		return -1;
+	if (strcmp(job->fs, "xfs") && strcmp(job->fs, "none") &&
+	    job->blocksize != 1024 && job->blocksize != 2048 && job->blocksize != 4096 &&
+	    job->blocksize != 65536)
+		return error("%s: disk.blocksize: %llu: ext2/3/4 take 1024, 2048, 4096 or 65536",
+			     path, (unsigned long long)job->blocksize);
+	if (job->blocksize & (job->blocksize - 1))
+		return error("%s: disk.blocksize: %llu: not a power of two", path,
+			     (unsigned long long)job->blocksize);
+	return 0;
+}
+
+const char *job_fs_module(const struct job *job)
+{
+	if (!strcmp(job->fs, "xfs"))
+		return "xfs";
+	if (!strcmp(job->fs, "none"))
+		return NULL;
+	return "ext4";	/* ext2 and ext3 are served by ext4 (CONFIG_EXT4_USE_FOR_EXT2) */
+}
+
+void target_init(struct target *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void target_release(struct target *t)
+{
+	const struct opt *o;
+
+	for (o = target_opts; o->key; o++)
+		free(*(char **)((char *)t + o->off));
+	free(t->file);
+	target_init(t);
+}
+
+int target_load(struct target *t, const char *name)
+{
+	struct parse_ctx c = { .tab = target_opts, .obj = t, .seen = t->seen };
+
+	if (strchr(name, '/'))
+		t->file = xstrdup(name);
+	else
+		t->file = xasprintf("%s/configs/targets/%s.target", kpair_root(), name);
+	c.file = t->file;
+	if (!path_exists(t->file))
+		return error("unknown target '%s': no file '%s'", name, t->file);
+	parse_file(&c, t->file);
+	apply_defaults(&c);
+	return c.errors ? -1 : 0;
+}
+
+void opts_help(const struct opt *tab)
+{
+	const char *sec = "";
+
+	for (; tab->key; tab++) {
+		if (strcmp(sec, tab->section))
+			printf("[%s]\n", sec = tab->section);
+		printf("  %-14s %-9s default %-8s %s\n", tab->key,
+		       tab->type == OPT_STR ? "text" : tab->type == OPT_ENUM ? "choice" :
+		       tab->type == OPT_SIZE ? "size" : tab->type == OPT_DURATION ? "duration" : "count",
+		       tab->def ? (*tab->def ? tab->def : "''") : "(required)", tab->help);
+	}
+}

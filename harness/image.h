@@ -1,0 +1,56 @@
+/*
+ * image.h - what a guest boots from and writes to: the initramfs (guest agent
+ * as /init, kernel modules in load order, the job file) and scratch disks.
+ */
+#ifndef KPAIR_IMAGE_H
+#define KPAIR_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODLIST_MAX 64
+
+/* modules in load order: paths relative to the modules directory */
+struct modlist {
+	char *path[MODLIST_MAX];
+	int n;
+};
+
+void modlist_init(struct modlist *m);
+void modlist_release(struct modlist *m);
+/*
+ * Resolve @names (module names, '-' and '_' alike) against the text of a
+ * modules.dep, appending each module after everything it depends on. Names
+ * listed in @builtin (the text of modules.builtin, may be NULL) are skipped.
+ */
+int modules_resolve(const char *dep_text, const char *builtin_text,
+		    const char *const *names, int nnames, struct modlist *out);
+
+struct initramfs_spec {
+	const char *agent;		/* static agent binary, becomes /init */
+	const char *moddir;		/* lib/modules/<release> or NULL */
+	const struct modlist *mods;
+	const char *job_text;		/* becomes /kpair/job */
+	int gzip;			/* compress the archive */
+};
+
+/* write a newc cpio archive to @path */
+int initramfs_write(const char *path, const struct initramfs_spec *spec);
+
+struct disk {
+	char *path;
+	char *mkfs_cmd;		/* the exact command run, for result.json */
+	const char *cache;	/* "none", or "writeback" where O_DIRECT is refused */
+};
+
+void disk_init(struct disk *d);
+void disk_release(struct disk *d);	/* frees, does not remove the file */
+/* argv of the mkfs for @fs (ext2/3/4, xfs); @extra is split on spaces. Caller frees argv and strings via free_argv */
+char **mkfs_argv(const char *fs, uint64_t blocksize, const char *extra, const char *path);
+void free_argv(char **argv);
+/* sparse raw image of @size bytes at @path, made with mkfs unless fs is "none" */
+int disk_create(struct disk *d, const char *path, uint64_t size, const char *fs,
+		uint64_t blocksize, const char *mkfs_options);
+int disk_remove(struct disk *d);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * kernel.h - guest kernels: fetched from Debian packages (never installed)
+ * into images/kernels/<id>/ with a kernel.json describing them.
+ */
+#ifndef KPAIR_KERNEL_H
+#define KPAIR_KERNEL_H
+
+#include <jansson.h>
+
+struct kernel {
+	char *id;
+	char *dir;		/* images/kernels/<id> */
+	char *release;		/* uname -r of the kernel */
+	char *arch;		/* Debian architecture: amd64, i386, arm64 */
+	char *image;		/* path of the bootable image (vmlinuz) */
+	char *moddir;		/* lib/modules/<release>, or NULL when all is built in */
+	long page_size;
+	json_t *json;		/* kernel.json as loaded (owned reference) */
+};
+
+void kernel_init(struct kernel *k);
+void kernel_release(struct kernel *k);
+
+/* images/kernels, under the project root (caller frees) */
+char *kernel_store(void);
+/* "debian:6.1.0-57-amd64": download, unpack and describe; a cache hit when present */
+int kernel_fetch(const char *spec, struct kernel *out);
+/* load images/kernels/<id_or_dir>/kernel.json */
+int kernel_load(const char *id_or_dir, struct kernel *k);
+/* print every kernel in the store */
+int kernel_list(void);
+
+/* page size and architecture read from a kernel .config text */
+long kconfig_page_size(const char *config);
+const char *kconfig_arch(const char *config);
+
+#endif

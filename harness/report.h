@@ -1,0 +1,41 @@
+/* report.h - result.json of a run, and its summary on the terminal */
+#ifndef KPAIR_REPORT_H
+#define KPAIR_REPORT_H
+
+#include <jansson.h>
+
+#include "boot.h"
+#include "config.h"
+#include "image.h"
+#include "kernel.h"
+#include "samples.h"
+
+struct run_info {
+	const char *run_id;
+	const char *dir;
+	const char *started;
+	const struct job *job;
+	const struct target *target;
+	const struct kernel *kernel;
+	const char *accel, *accel_why;
+	const char *qemu_version;
+	const struct disk *disk;
+	const struct modlist *mods;
+	long initramfs_bytes;
+	int initramfs_gzip;
+	double prepare_s;		/* image and disk preparation */
+	const struct vm_result *vm;
+	const struct samples *samples;
+	const char *setup_error;	/* set when the run never booted */
+};
+
+/* the last @lines lines of @text, for excerpts (caller frees) */
+char *tail_lines(const char *text, int lines);
+/* result.json as a new reference */
+json_t *result_json(const struct run_info *ri);
+/* write @dir/result.json atomically */
+int result_write(const struct run_info *ri);
+/* one summary line (and an excerpt on failure) on stdout */
+void result_print(const struct run_info *ri);
+
+#endif

@@ -1,0 +1,239 @@
+/* run.c - one run: config -> kernel -> image -> boot -> channel/samples -> report */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "image.h"
+#include "kernel.h"
+#include "report.h"
+#include "run.h"
+#include "samples.h"
+#include "util.h"
+
+/* the text of /kpair/job: what the agent needs, one key=value a line */
+static char *guest_job_text(const struct job *job)
+{
+	char *t = xasprintf("workload=%s\nfs=%s\ndev=/dev/vda\nmount_opts=%s\nseed=%llu\n",
+			    job->workload, job->fs, job->mount_options,
+			    (unsigned long long)job->seed);
+	int i;
+
+	for (i = 0; job->wl->params[i].name; i++) {
+		const struct wl_param *p = &job->wl->params[i];
+		char *n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
+				    (unsigned long long)job->pval[i],
+				    p->kind == UNIT_DURATION ? "ms" : "");
+		free(t);
+		t = n;
+	}
+	return t;
+}
+
+static int resolve_modules(const struct kernel *k, const struct target *t, const struct job *job,
+			   struct modlist *mods)
+{
+	char *dep_path, *builtin_path, *dep = NULL, *builtin = NULL, *list, *tok, *save = NULL;
+	const char *names[MODLIST_MAX];
+	const char *fsmod = job_fs_module(job);
+	int n = 0, ret = -1;
+
+	if (!k->moddir)
+		return 0;	/* everything built in */
+	dep_path = xasprintf("%s/modules.dep", k->moddir);
+	builtin_path = xasprintf("%s/modules.builtin", k->moddir);
+	list = xstrdup(t->modules);
+	if (read_file(dep_path, &dep, NULL) < 0)
+		goto out;
+	if (path_exists(builtin_path) && read_file(builtin_path, &builtin, NULL) < 0)
+		goto out;
+	for (tok = strtok_r(list, " \t,", &save); tok && n < MODLIST_MAX - 1;
+	     tok = strtok_r(NULL, " \t,", &save))
+		names[n++] = tok;
+	if (fsmod)
+		names[n++] = fsmod;
+	ret = modules_resolve(dep, builtin, names, n, mods);
+out:
+	free(dep);
+	free(builtin);
+	free(list);
+	free(dep_path);
+	free(builtin_path);
+	return ret;
+}
+
+static char *make_run_id(const struct job *job)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	return xasprintf("%s-%s-%d", job->name, stamp, (int)getpid());
+}
+
+int run_one(const struct run_opts *o)
+{
+	struct job job;
+	struct target target;
+	struct kernel kernel;
+	struct modlist mods;
+	struct disk disk;
+	struct samples samples;
+	struct vm_result vm;
+	struct channel ch;
+	struct run_info ri = { 0 };
+	struct initramfs_spec is = { 0 };
+	struct vm_spec spec = { 0 };
+	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
+	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
+	char setup_err[512] = "";
+	struct stat st;
+	double t0 = mono_now();
+	int ret = -1;
+
+	job_init(&job);
+	target_init(&target);
+	kernel_init(&kernel);
+	modlist_init(&mods);
+	disk_init(&disk);
+	vm_result_init(&vm);
+	memset(&samples, 0, sizeof(samples));
+	samples.fd = -1;
+	started = utc_stamp();
+
+	if (job_load(&job, o->job_path, o->sets, o->nset) < 0)
+		goto out;
+	if (target_load(&target, job.target) < 0)
+		goto out;
+	if (kernel_load(o->kernel, &kernel) < 0) {
+		error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch debian:%s)",
+		      o->kernel, o->kernel);
+		goto out;
+	}
+	if (strcmp(kernel.arch, target.arch)) {
+		error("kernel '%s' is %s, target '%s' wants %s", kernel.id, kernel.arch,
+		      target.name, target.arch);
+		goto out;
+	}
+	agent = xasprintf("%s/%s", kpair_root(), target.agent);
+	if (!path_exists(agent)) {
+		error("guest agent '%s' is missing (run make)", agent);
+		goto out;
+	}
+	run_id = make_run_id(&job);
+	dir = o->out_dir ? xstrdup(o->out_dir) : xasprintf("%s/results/%s", kpair_root(), run_id);
+	if (mkdir_p(dir, 0755) < 0)
+		goto out;
+
+	ri.run_id = run_id;
+	ri.dir = dir;
+	ri.started = started;
+	ri.job = &job;
+	ri.target = &target;
+	ri.kernel = &kernel;
+	ri.disk = &disk;
+	ri.mods = &mods;
+	ri.vm = &vm;
+	ri.initramfs_gzip = o->gzip_initramfs;
+
+	p = xasprintf("%s/samples.jsonl", dir);
+	if (samples_open(&samples, p) < 0)
+		goto out;
+	ri.samples = &samples;
+	ri.qemu_version = qemu_version(target.qemu);
+
+	/* image: initramfs and scratch disk */
+	if (resolve_modules(&kernel, &target, &job, &mods) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s", kernel.id);
+		goto out_report;
+	}
+	jobtext = guest_job_text(&job);
+	initrd = xasprintf("%s/initramfs.cpio%s", dir, o->gzip_initramfs ? ".gz" : "");
+	is.agent = agent;
+	is.moddir = kernel.moddir;
+	is.mods = &mods;
+	is.job_text = jobtext;
+	is.gzip = o->gzip_initramfs;
+	if (initramfs_write(initrd, &is) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "cannot write initramfs '%s'", initrd);
+		goto out_report;
+	}
+	if (!stat(initrd, &st))
+		ri.initramfs_bytes = st.st_size;
+	img = xasprintf("%s/scratch.img", dir);
+	if (disk_create(&disk, img, job.disk_size, job.fs, job.blocksize, job.mkfs_options) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "cannot make the %s scratch disk", job.fs);
+		goto out_rm_initrd;
+	}
+	accel_choose(&target, kernel.image, job.accel, accel, sizeof(accel), accel_why,
+		     sizeof(accel_why));
+	ri.accel = accel;
+	ri.accel_why = accel_why;
+	ri.prepare_s = mono_now() - t0;
+
+	/* boot, channel, samples */
+	append = xasprintf("console=%s panic=-1 %s %s", target.console, target.extra_append,
+			   job.cmdline);
+	free(p);
+	p = xasprintf("%s/console.log", dir);
+	spec.target = &target;
+	spec.name = run_id;
+	spec.kernel = kernel.image;
+	spec.initrd = initrd;
+	spec.append = append;
+	spec.accel = accel;
+	spec.memory = job.memory;
+	spec.cpus = job.cpus;
+	spec.disks[0].path = disk.path;
+	spec.disks[0].cache = disk.cache;
+	spec.ndisks = 1;
+	spec.console_log = p;
+	{
+		char *qlog = xasprintf("%s/qemu.log", dir);
+
+		spec.qemu_log = qlog;
+		spec.boot_timeout = job.boot_timeout_ms / 1000.0;
+		spec.workload_timeout = job.timeout_ms / 1000.0;
+		channel_init(&ch, samples_record, &samples);
+		info("run %s: booting %s (%s) with workload %s on %s", run_id, kernel.id, accel,
+		     job.workload, job.fs);
+		if (backend_qemu.run(&spec, &ch, &vm) < 0)
+			snprintf(setup_err, sizeof(setup_err), "QEMU could not be started");
+		free(qlog);
+	}
+	if (!o->keep_disk)
+		disk_remove(&disk);
+out_rm_initrd:
+	unlink(initrd);
+out_report:
+	if (setup_err[0])
+		ri.setup_error = setup_err;
+	result_write(&ri);
+	result_print(&ri);
+	ret = ri.setup_error ? RUN_SETUP_FAILED : (int)vm.status;
+out:
+	free((char *)ri.qemu_version);
+	samples_release(&samples);
+	vm_result_release(&vm);
+	disk_release(&disk);
+	modlist_release(&mods);
+	kernel_release(&kernel);
+	target_release(&target);
+	job_release(&job);
+	free(started);
+	free(append);
+	free(jobtext);
+	free(img);
+	free(initrd);
+	free(p);
+	free(agent);
+	free(dir);
+	free(run_id);
+	return ret;
+}

@@ -1,0 +1,27 @@
+/*
+ * run.h - one run, the pipeline end to end: job and target (config), kernel,
+ * initramfs and scratch disk (image), guest (boot), records (channel,
+ * samples), result.json (report). Used by `kpair run` and by the A/B engine.
+ */
+#ifndef KPAIR_RUN_H
+#define KPAIR_RUN_H
+
+#include "boot.h"
+
+struct run_opts {
+	const char *job_path;
+	const char *kernel;		/* id in the store, or a directory */
+	char *const *sets;		/* "section.key=value" overrides */
+	int nset;
+	const char *out_dir;		/* results/<run-id>; NULL: made up */
+	int keep_disk;			/* leave scratch.img in the run directory */
+	int gzip_initramfs;
+};
+
+/*
+ * Do one run. Returns the run's status (RUN_OK ...); a job or kernel that
+ * cannot be used at all returns -1 with an error printed (exit code 2).
+ */
+int run_one(const struct run_opts *o);
+
+#endif

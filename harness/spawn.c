@@ -1,0 +1,256 @@
+/* spawn.c - start children by argv vector, with timeouts, kill and captured output */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "util.h"
+
+void spawn_result_release(struct spawn_result *r)
+{
+	free(r->out);
+	r->out = NULL;
+	r->out_len = 0;
+}
+
+char *spawn_cmdline(const char *const *argv)
+{
+	size_t len = 1, i;
+	char *s, *p;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = p = xcalloc(1, len);
+	for (i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		int quote = !*a || strpbrk(a, " \t\"'\\$;&|<>()*?") != NULL;
+
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static void child_close_others(const int *keep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int fd, i, k;
+
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = 3; fd < max; fd++) {
+		for (k = 0, i = 0; keep && keep[i] >= 0; i++)
+			if (keep[i] == fd)
+				k = 1;
+		if (!k)
+			close(fd);
+	}
+}
+
+static void child_exec(const char *const *argv)
+{
+	execvp(argv[0], (char *const *)argv);
+	dprintf(2, "kpair: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int wait_status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 255;
+}
+
+static void keep_tail(char *err, size_t *elen, const char *buf, size_t n)
+{
+	if (n >= SPAWN_ERR_KEEP) {
+		memcpy(err, buf + n - SPAWN_ERR_KEEP, SPAWN_ERR_KEEP);
+		*elen = SPAWN_ERR_KEEP;
+	} else if (*elen + n > SPAWN_ERR_KEEP) {
+		size_t drop = *elen + n - SPAWN_ERR_KEEP;
+
+		memmove(err, err + drop, *elen - drop);
+		*elen -= drop;
+		memcpy(err + *elen, buf, n);
+		*elen += n;
+	} else {
+		memcpy(err + *elen, buf, n);
+		*elen += n;
+	}
+	err[*elen] = '\0';
+}
+
+int spawn_run(const char *const *argv, int timeout_ms, struct spawn_result *r)
+{
+	return spawn_run_in(argv, NULL, timeout_ms, r);
+}
+
+int spawn_run_in(const char *const *argv, const char *cwd, int timeout_ms,
+		 struct spawn_result *r)
+{
+	int outp[2], errp[2], st = 0, open_fds = 2;
+	size_t cap = 0, elen = 0;
+	double deadline = mono_now() + timeout_ms / 1000.0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->out = NULL;
+	if (pipe2(outp, O_CLOEXEC) < 0)
+		return error("pipe: %s", strerror(errno));
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(outp[0]);
+		close(outp[1]);
+		return error("pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(outp[0]);
+		close(outp[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return error("fork: %s", strerror(errno));
+	}
+	if (!pid) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		dup2(nul, 0);
+		dup2(outp[1], 1);
+		dup2(errp[1], 2);
+		child_close_others(NULL);
+		if (cwd && chdir(cwd) < 0) {
+			dprintf(2, "kpair: cannot chdir to '%s': %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
+		child_exec(argv);
+	}
+	setpgid(pid, pid);
+	close(outp[1]);
+	close(errp[1]);
+	while (open_fds) {
+		struct pollfd pfd[2] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 } };
+		int wait_ms = -1, k;
+		char buf[8192];
+		ssize_t n;
+
+		if (timeout_ms > 0) {
+			wait_ms = (int)((deadline - mono_now()) * 1000);
+			if (wait_ms <= 0) {
+				r->timed_out = 1;
+				break;
+			}
+		}
+		k = poll(pfd, 2, wait_ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			continue;
+		if (pfd[0].fd >= 0 && pfd[0].revents) {
+			n = read(outp[0], buf, sizeof(buf));
+			if (n <= 0) {
+				pfd[0].fd = -1;
+				close(outp[0]);
+				outp[0] = -1;
+				open_fds--;
+			} else {
+				if (r->out_len + n + 1 > cap) {
+					cap = (r->out_len + n + 1) * 2;
+					r->out = realloc(r->out, cap);
+					if (!r->out)
+						abort();
+				}
+				memcpy(r->out + r->out_len, buf, n);
+				r->out_len += n;
+				r->out[r->out_len] = '\0';
+			}
+		}
+		if (errp[0] >= 0 && pfd[1].revents) {
+			n = read(errp[0], buf, sizeof(buf));
+			if (n <= 0) {
+				close(errp[0]);
+				errp[0] = -1;
+				open_fds--;
+			} else {
+				keep_tail(r->err, &elen, buf, n);
+			}
+		}
+		if (outp[0] < 0)
+			pfd[0].fd = -1;
+	}
+	if (outp[0] >= 0)
+		close(outp[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	if (r->timed_out) {
+		spawn_kill(pid);
+		r->exit_code = 128 + SIGKILL;
+		return -1;	/* callers say what timed out */
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->exit_code = wait_status_code(st);
+	if (!r->out)
+		r->out = xstrdup("");
+	/* trailing newline of stderr is noise in messages */
+	while (elen && (r->err[elen - 1] == '\n' || r->err[elen - 1] == '\r'))
+		r->err[--elen] = '\0';
+	return 0;
+}
+
+int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		return error("fork: %s", strerror(errno));
+	if (!p) {
+		int nul = open("/dev/null", O_RDWR);
+		int i;
+
+		setpgid(0, 0);
+		dup2(nul, 0);
+		dup2(log_fd >= 0 ? log_fd : nul, 1);
+		dup2(log_fd >= 0 ? log_fd : nul, 2);
+		for (i = 0; keep && keep[i] >= 0; i++)
+			fcntl(keep[i], F_SETFD, 0);
+		child_close_others(keep);
+		child_exec(argv);
+	}
+	setpgid(p, p);
+	*pid = p;
+	return 0;
+}
+
+int spawn_kill(pid_t pid)
+{
+	int st = 0;
+
+	if (pid <= 0)
+		return 0;
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return st;
+}

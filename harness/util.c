@@ -1,0 +1,306 @@
+/* util.c - error reporting, paths, time and files: the helpers every stage uses */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "util.h"
+
+int util_quiet;
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kpair: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kpair: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (util_quiet)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort();
+	return d;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *utc_stamp(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return error("path too long: '%s'", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return error("cannot create directory '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return error("cannot create directory '%s': %s", buf, strerror(errno));
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+int rm_rf(const char *path)
+{
+	if (!path_exists(path))
+		return 0;
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		return error("cannot remove '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	b = malloc(cap);
+	for (;;) {
+		ssize_t k;
+
+		if (!b) {
+			close(fd);
+			return error("out of memory reading '%s'", path);
+		}
+		if (n + 1 >= cap) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				b = NULL;
+				continue;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		k = read(fd, b + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(b);
+			close(fd);
+			return error("cannot read '%s': %s", path, strerror(errno));
+		}
+		if (!k)
+			break;
+		n += k;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	const char *p = buf;
+	int fd, ret = -1;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto out_free;
+	}
+	while (len) {
+		ssize_t k = write(fd, p, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			error("cannot write '%s': %s", tmp, strerror(errno));
+			goto out_unlink;
+		}
+		p += k;
+		len -= k;
+	}
+	if (fsync(fd) < 0) {
+		error("cannot fsync '%s': %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		goto out_unlink;
+	}
+	ret = 0;
+	goto out_free;
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out_free:
+	free(tmp);
+	return ret;
+}
+
+int copy_file(const char *src, const char *dst)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (read_file(src, &buf, &len) < 0)
+		return -1;
+	ret = write_file_atomic(dst, buf, len);
+	free(buf);
+	return ret;
+}
+
+int sha256_file(const char *path, char hex[65])
+{
+	const char *argv[] = { "sha256sum", "--", path, NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+	int ret = -1;
+
+	if (spawn_run(argv, 60000, &r) < 0) {
+		error("sha256sum '%s' did not finish", path);
+		goto out;
+	}
+	if (r.exit_code != 0 || r.out_len < 64) {
+		error("sha256sum '%s' failed: %s", path, r.err);
+		goto out;
+	}
+	memcpy(hex, r.out, 64);
+	hex[64] = '\0';
+	ret = 0;
+out:
+	spawn_result_release(&r);
+	return ret;
+}
+
+static char root_dir[PATH_MAX];
+
+void kpair_set_root(const char *argv0)
+{
+	const char *env = getenv("KPAIR_ROOT");
+	char buf[PATH_MAX];
+
+	if (env && *env) {
+		snprintf(root_dir, sizeof(root_dir), "%s", env);
+		return;
+	}
+	/* harness/kpair lives one level below the project root */
+	if (realpath("/proc/self/exe", buf) || (argv0 && realpath(argv0, buf))) {
+		char *d = dirname(buf);
+
+		snprintf(root_dir, sizeof(root_dir), "%s/..", d);
+		if (realpath(root_dir, buf))
+			snprintf(root_dir, sizeof(root_dir), "%s", buf);
+		return;
+	}
+	snprintf(root_dir, sizeof(root_dir), ".");
+}
+
+const char *kpair_root(void)
+{
+	return root_dir[0] ? root_dir : ".";
+}
