@@ -1,0 +1,53 @@
+# tests/boot/lib.sh - TAP helpers for the boot tests: real QEMU guests, real kernels
+# Sourced by tests/boot/*.t; KPAIR_KERNEL names the kernel in images/kernels.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KPAIR="$ROOT/harness/kpair"
+KERNEL=${KPAIR_KERNEL:-6.1.0-57-amd64}
+T_NUM=0
+T_FAIL=0
+mkdir -p "$ROOT/results"
+WORK=$(mktemp -d "$ROOT/results/.test-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+plan() { echo "1..$1"; }
+ok() {	# ok CONDITION-STATUS DESCRIPTION
+	T_NUM=$((T_NUM + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T_NUM - $2"
+	else
+		echo "not ok $T_NUM - $2"
+		T_FAIL=$((T_FAIL + 1))
+	fi
+}
+is() {	# is GOT WANT DESCRIPTION
+	[ "$1" = "$2" ]
+	local r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || echo "#   got '$1', want '$2'"
+}
+# jq query on a JSON file; prints the raw value
+jqr() { jq -r "$2" "$1"; }
+# true when jq expression evaluates to true
+jqt() { [ "$(jq -r "$2" "$1")" = true ]; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+need_kernel() {
+	[ -f "$ROOT/images/kernels/$KERNEL/kernel.json" ] ||
+		{ echo "Bail out! kernel $KERNEL is not fetched (make kernel)"; exit 1; }
+}
+# kpair_run NAME [kpair run args...]: runs into $WORK/NAME; sets RC, DIR, SECS
+kpair_run() {
+	local name=$1 t0
+	shift
+	DIR="$WORK/$name"
+	t0=$(date +%s.%N)
+	"$KPAIR" run -q -o "$DIR" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	RC=$?
+	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
+	if [ ! -f "$DIR/result.json" ]; then
+		echo "# no result.json; stderr:"; sed 's/^/#   /' "$WORK/$name.err"
+	fi
+}
+# no QEMU left running for a run directory
+no_qemu_left() { ! pgrep -f "qemu-system.*-name $(basename "$1")" >/dev/null; }
+done_testing() { exit $((T_FAIL > 0)); }
