@@ -10,7 +10,7 @@ ARCH := $(shell uname -m)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 DEFS := -D_GNU_SOURCE
-PKGS := jansson libarchive inih
+PKGS := jansson libarchive inih liblzma
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -37,7 +37,7 @@ static const char *const warn_patterns[] = {
 void vm_result_init(struct vm_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->first_console = r->hello = r->done = r->exit = -1;
+	r->first_console = r->hello = r->first_sample = r->done = r->exit = -1;
 }
 
 void vm_result_release(struct vm_result *r)
@@ -243,6 +243,8 @@ static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *lin
 		c->res->hello = t;
 	else if (type == REC_DONE)
 		c->res->done = t;
+	else if (type == REC_SAMPLE && c->res->first_sample < 0)
+		c->res->first_sample = t;
 	else if (type == REC_ERROR)
 		watch_cb_error(c->res, rec);
 	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;

@@ -63,7 +63,7 @@ struct vm_result {
 	char *cmdline;			/* the QEMU argv as run (owned) */
 	double t_start;			/* mono time QEMU was started */
 	double first_console;		/* seconds from start; -1 if none */
-	double hello, done, exit;	/* seconds from start; -1 if never */
+	double hello, first_sample, done, exit;	/* seconds from start; -1 if never */
 	int qemu_status;		/* wait status */
 	char panic_line[256];
 	int warnings;			/* oops/BUG/WARNING lines seen */

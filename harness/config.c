@@ -13,6 +13,7 @@
 
 static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+static const char *const boot_choices[] = { "pvh", "image", NULL };
 
 const struct opt job_opts[] = {
 	{ "job", "name", OPT_STR, JOFF(name), NULL, 0, 0, NULL, "job name, used in run ids" },
@@ -44,6 +45,7 @@ const struct opt target_opts[] = {
 	{ "target", "modules", OPT_STR, TOFF(modules), "", 0, 0, NULL, "modules the guest loads, besides the fs" },
 	{ "target", "serial_device", OPT_STR, TOFF(serial_dev), "virtio-serial-pci", 0, 0, NULL, "virtio-serial controller" },
 	{ "target", "block_device", OPT_STR, TOFF(blk_dev), "virtio-blk-pci", 0, 0, NULL, "virtio-blk device model" },
+	{ "target", "boot", OPT_ENUM, TOFF(boot), "image", 0, 0, boot_choices, "pvh: the ELF vmlinux through QEMU's PVH entry where the kernel has it; image: vmlinuz" },
 	{ "target", "append", OPT_STR, TOFF(extra_append), "", 0, 0, NULL, "kernel command line the target needs" },
 	{ NULL },
 };

@@ -48,7 +48,7 @@ struct job {
 struct target {
 	char *file;
 	char *name, *arch, *qemu, *machine, *console, *agent, *modules, *cpu;
-	char *serial_dev, *blk_dev, *extra_append;
+	char *serial_dev, *blk_dev, *extra_append, *boot;
 	unsigned char seen[32];
 };
 

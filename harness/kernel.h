@@ -30,6 +30,14 @@ int kernel_load(const char *id_or_dir, struct kernel *k);
 /* print every kernel in the store */
 int kernel_list(void);
 
+/*
+ * The uncompressed ELF vmlinux of an x86 kernel built with CONFIG_PVH, which
+ * QEMU boots through the PVH entry: no firmware menu, no decompression under
+ * TCG. Taken once out of the bzImage's xz payload (liblzma) and cached beside
+ * it. *path is set (caller frees) or left NULL when the kernel has no PVH.
+ */
+int kernel_pvh_image(const struct kernel *k, char **path);
+
 /* page size and architecture read from a kernel .config text */
 long kconfig_page_size(const char *config);
 const char *kconfig_arch(const char *config);

@@ -84,11 +84,12 @@ json_t *result_json(const struct run_info *ri)
 	}
 	if (s && s->done)
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
-	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,
 			  "first_console_s", jnum(vm ? vm->first_console : -1),
 			  "boot_s", jnum(vm ? vm->hello : -1),
 			  "guest_boot_s", jnum(guest_boot),
+			  "first_sample_s", jnum(vm ? vm->first_sample : -1),
 			  "workload_s", jnum(workload),
 			  "done_s", jnum(vm ? vm->done : -1),
 			  "wall_s", jnum(vm ? vm->exit : -1),
@@ -96,7 +97,7 @@ json_t *result_json(const struct run_info *ri)
 						 vm->exit / (guest_boot + workload) : -1));
 	excerpt = tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
 	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s},"
-		      " s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:I},"
+		      " s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:I},"
 		      " s:{s:s, s:s, s:I}, s:{s:I, s:b, s:o}, s:o, s:o, s:o, s:I, s:o,"
 		      " s:{s:i, s:s}, s:s}",
 		      "format", 1, "run_id", ri->run_id, "started", ri->started,
@@ -110,6 +111,7 @@ json_t *result_json(const struct run_info *ri)
 		      "machine", ri->target->machine, "qemu", ri->target->qemu,
 		      "accel", ri->accel ? ri->accel : "", "accel_reason", ri->accel_why ? ri->accel_why : "",
 		      "qemu", "version", ri->qemu_version ? ri->qemu_version : "",
+		      "kernel_image", ri->boot_image ? ri->boot_image : "",
 		      "cmdline", vm && vm->cmdline ? vm->cmdline : "",
 		      "host", "cpu", cpu, "kernel", u.release, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
 		      "disk", "mkfs", ri->disk && ri->disk->mkfs_cmd ? ri->disk->mkfs_cmd : "",

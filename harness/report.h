@@ -19,6 +19,7 @@ struct run_info {
 	const struct kernel *kernel;
 	const char *accel, *accel_why;
 	const char *qemu_version;
+	const char *boot_image;		/* what -kernel was given */
 	const struct disk *disk;
 	const struct modlist *mods;
 	long initramfs_bytes;

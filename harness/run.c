@@ -92,7 +92,7 @@ int run_one(const struct run_opts *o)
 	struct vm_spec spec = { 0 };
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
-	char setup_err[512] = "";
+	char setup_err[512] = "", *pvh = NULL;
 	struct stat st;
 	double t0 = mono_now();
 	int ret = -1;
@@ -185,6 +185,9 @@ int run_one(const struct run_opts *o)
 	spec.target = &target;
 	spec.name = run_id;
 	spec.kernel = kernel.image;
+	if (!strcmp(target.boot, "pvh") && kernel_pvh_image(&kernel, &pvh) == 0 && pvh)
+		spec.kernel = pvh;
+	ri.boot_image = spec.kernel;
 	spec.initrd = initrd;
 	spec.append = append;
 	spec.accel = accel;
@@ -226,6 +229,7 @@ out:
 	kernel_release(&kernel);
 	target_release(&target);
 	job_release(&job);
+	free(pvh);
 	free(started);
 	free(append);
 	free(jobtext);
