@@ -13,6 +13,7 @@
 
 static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+static const char *const direction_choices[] = { "lower", "higher", NULL };
 static const char *const boot_choices[] = { "pvh", "image", NULL };
 
 const struct opt job_opts[] = {
@@ -31,6 +32,14 @@ const struct opt job_opts[] = {
 	{ "disk", "size", OPT_SIZE, JOFF(disk_size), "2G", 16ULL << 20, 4ULL << 40, NULL, "scratch disk size (sparse)" },
 	{ "disk", "mkfs_options", OPT_STR, JOFF(mkfs_options), "", 0, 0, NULL, "extra mkfs arguments, split on spaces" },
 	{ "disk", "mount_options", OPT_STR, JOFF(mount_options), "", 0, 0, NULL, "mount data string in the guest" },
+	{ "claim", "source", OPT_STR, JOFF(claim_source), "", 0, 0, NULL, "where the published figures come from" },
+	{ "claim", "metric", OPT_STR, JOFF(claim_metric), "", 0, 0, NULL, "the workload metric the claim is about" },
+	{ "claim", "unit", OPT_STR, JOFF(claim_unit), "", 0, 0, NULL, "unit of the published figures" },
+	{ "claim", "better", OPT_ENUM, JOFF(claim_direction), "lower", 0, 0, direction_choices, "lower or higher values are better" },
+	{ "claim", "stock", OPT_STR, JOFF(claim_stock), "", 0, 0, NULL, "published baseline figures, space separated" },
+	{ "claim", "patched", OPT_STR, JOFF(claim_patched), "", 0, 0, NULL, "published figures of the other side" },
+	{ "claim", "change", OPT_STR, JOFF(claim_change), "", 0, 0, NULL, "published change of patched vs stock, e.g. -31%" },
+	{ "claim", "note", OPT_STR, JOFF(claim_note), "", 0, 0, NULL, "what the two sides are" },
 	{ NULL },
 };
 

@@ -37,6 +37,9 @@ struct job {
 	/* [disk] */
 	char *fs, *mkfs_options, *mount_options;
 	uint64_t blocksize, disk_size;
+	/* [claim]: the published figures this job reproduces */
+	char *claim_source, *claim_metric, *claim_unit, *claim_direction;
+	char *claim_stock, *claim_patched, *claim_change, *claim_note;
 	/* [params], checked against the workload's table */
 	struct job_param params[WL_MAX_PARAMS];
 	int nparams;
