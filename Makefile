@@ -10,7 +10,7 @@ ARCH := $(shell uname -m)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 DEFS := -D_GNU_SOURCE
-PKGS := jansson libarchive inih liblzma
+PKGS := jansson libarchive inih liblzma gsl
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -24,7 +24,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples report run spawn util main
+HARNESS := config kernel image boot channel samples stats report run spawn util main
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 
