@@ -24,7 +24,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples stats report run spawn util main
+HARNESS := config kernel image boot channel samples stats compare html ab report run spawn util main
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 

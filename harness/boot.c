@@ -232,6 +232,7 @@ struct chain {
 	channel_cb cb;
 	void *user;
 	struct vm_result *res;
+	const struct vm_spec *spec;
 };
 
 static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
@@ -247,6 +248,8 @@ static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *lin
 		c->res->first_sample = t;
 	else if (type == REC_ERROR)
 		watch_cb_error(c->res, rec);
+	if (c->spec->on_phase && (type == REC_HELLO || type == REC_DONE))
+		c->spec->on_phase(c->spec->phase_user, type == REC_HELLO ? "workload" : "poweroff");
 	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;
 }
 
@@ -254,7 +257,7 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 {
 	int con[2] = { -1, -1 }, rsp[2] = { -1, -1 }, keep[3], log_fd = -1;
 	struct watch w = { .spec = s, .ch = ch, .res = res, .log_fd = -1 };
-	struct chain chain = { ch->cb, ch->user, res };
+	struct chain chain = { ch->cb, ch->user, res, s };
 	int timed_out = 0, exited = 0, ret = -1, open_fds = 2;
 	struct argvb a = { .n = 0 };
 	double deadline, grace = -1;

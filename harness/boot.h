@@ -53,6 +53,9 @@ struct vm_spec {
 	const char *console_log;	/* file the console is copied to */
 	const char *qemu_log;		/* QEMU's own stdout/stderr */
 	double boot_timeout, workload_timeout;	/* seconds */
+	/* optional: told "workload" at hello and "poweroff" at done */
+	void (*on_phase)(void *user, const char *phase);
+	void *phase_user;
 };
 
 #define CONSOLE_TAIL 8192

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ab.h"
 #include "boot.h"
+#include "compare.h"
 #include "config.h"
 #include "kernel.h"
 #include "run.h"
@@ -33,9 +35,19 @@ static void usage(FILE *f)
 	      "  kernel list                           kernels in the store\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]\n"
+	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
+	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
+	      "        [--retries N] [-o DIR]       interleaved A/B, comparison.json + report.html\n"
+	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
+	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
+	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
+	      "  report DIR                            rewrite comparison.json and report.html of DIR\n"
+	      "  resume DIR                            continue an interrupted ab or calibrate\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
 	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-16 a failed run\n"
+	      "exit status of ab, calibrate, compare: 0 no metric regressed, 1 a metric regressed,\n"
+	      "2 usage, 3 runs failed beyond the retries\n"
 	      "(kpair help status)\n", f);
 }
 
@@ -144,11 +156,179 @@ static int cmd_run(int argc, char **argv)
 	return run_statuses[ret].exit_code;
 }
 
+static double parse_pct(const char *s, const char *opt)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || (*end && strcmp(end, "%")) || v <= 0 || v >= 100)
+		die("%s: '%s': expected a percentage between 0 and 100", opt, s);
+	return v;
+}
+
+static int parse_int(const char *s, const char *opt, int min, int max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v < min || v > max)
+		die("%s: '%s': expected a whole number from %d to %d", opt, s, min, max);
+	return (int)v;
+}
+
+static void add_set(char **sets, int *n, const char *v)
+{
+	if (*n >= AB_MAX_SETS)
+		die("too many --set options (at most %d)", AB_MAX_SETS);
+	sets[(*n)++] = xstrdup(v);
+}
+
+static int cmd_ab(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "stock", required_argument, NULL, 'A' },
+		{ "patched", required_argument, NULL, 'B' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "until-ci", required_argument, NULL, 'u' },
+		{ "max-runs", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "set", required_argument, NULL, 's' },
+		{ "stock-set", required_argument, NULL, 'a' },
+		{ "patched-set", required_argument, NULL, 'b' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
+	struct ab_opts o;
+
+	ab_opts_init(&o);
+	o.calibrate = calibrate;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'A': o.side[0].kernel = xstrdup(optarg); break;
+		case 'B': o.side[1].kernel = xstrdup(optarg); break;
+		case 'k':
+			o.side[0].kernel = xstrdup(optarg);
+			o.side[1].kernel = xstrdup(optarg);
+			break;
+		case 'n': o.runs = parse_int(optarg, "--runs", 1, 1000); break;
+		case 'u': o.until_ci = parse_pct(optarg, "--until-ci"); break;
+		case 'm': o.max_runs = parse_int(optarg, "--max-runs", 2, 1000); break;
+		case 'S': o.seed = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); break;
+		case 's': add_set(o.sets, &o.nset, optarg); break;
+		case 'a': add_set(o.side[0].sets, &o.side[0].nset, optarg); break;
+		case 'b': add_set(o.side[1].sets, &o.side[1].nset, optarg); break;
+		case 't': o.threshold = parse_pct(optarg, "--threshold") / 100; break;
+		case 'r': o.retries = parse_int(optarg, "--retries", 0, 10); break;
+		case 'o': o.out_dir = xstrdup(optarg); break;
+		default: die("%s: see kpair help", argv[0]);
+		}
+	}
+	if (optind != argc - 1)
+		die("%s: expected one job file", argv[0]);
+	if (!o.side[0].kernel || !o.side[1].kernel)
+		die(calibrate ? "calibrate: --kernel K is required" :
+			"ab: --stock K1 and --patched K2 are required (the same id twice is an A/A)");
+	if (o.until_ci > 0 && o.max_runs < o.runs)
+		die("--max-runs %d is below --runs %d", o.max_runs, o.runs);
+	o.job_path = xstrdup(argv[optind]);
+	ret = ab_run(&o);
+	ab_opts_release(&o);
+	return ret;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "unit", required_argument, NULL, 'U' },
+		{ "higher-is-better", no_argument, NULL, 'H' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *metric = NULL, *unit = "";
+	int json = 0, higher = 0, c, i, regressed = 0;
+	double threshold = 0.02;
+	struct cmp cm;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'M': metric = optarg; break;
+		case 'U': unit = optarg; break;
+		case 'H': higher = 1; break;
+		case 't': threshold = parse_pct(optarg, "--threshold") / 100; break;
+		default: die("compare: see kpair help");
+		}
+	}
+	if (optind != argc - 2)
+		die("compare: expected two result sets (or two sample files with --metric)");
+	cmp_init(&cm, threshold);
+	for (i = 0; i < 2; i++) {
+		const char *src = argv[optind + i];
+
+		if (metric) {
+			double *v;
+			size_t n;
+
+			if (read_samples_file(src, &v, &n) < 0)
+				return 2;
+			cmp_add_values(&cm, i, metric, unit, higher ? BETTER_HIGHER : BETTER_LOWER, v, n);
+			free(v);
+		} else {
+			json_t *rs = load_results(src), *r;
+			size_t k;
+
+			if (!json_array_size(rs))
+				die("compare: no result.json under '%s'", src);
+			json_array_foreach(rs, k, r)
+				cmp_add_result(&cm, i, r);
+			json_decref(rs);
+		}
+	}
+	cmp_compute(&cm);
+	if (json) {
+		json_t *j = cmp_json(&cm);
+
+		json_object_set_new(j, "format", json_string(COMPARE_FORMAT));
+		json_object_set_new(j, "kind", json_string("compare"));
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(j);
+	} else {
+		cmp_print(&cm, argv[optind], argv[optind + 1]);
+	}
+	for (i = 0; i < cm.n; i++)
+		regressed |= cm.m[i].c.verdict == V_REGRESSED;
+	cmp_release(&cm);
+	return regressed;
+}
+
+static int cmd_dir(int argc, char **argv)
+{
+	if (argc != 2)
+		die("%s: expected one directory", argv[0]);
+	if (!strcmp(argv[0], "resume"))
+		return ab_resume(argv[1]);
+	return ab_report(argv[1]);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "run", cmd_run },
+	{ "ab", cmd_ab },
+	{ "calibrate", cmd_ab },
+	{ "compare", cmd_compare },
+	{ "report", cmd_dir },
+	{ "resume", cmd_dir },
 	{ "kernel", cmd_kernel },
 	{ "help", cmd_help },
 };

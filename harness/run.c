@@ -149,6 +149,8 @@ int run_one(const struct run_opts *o)
 	ri.qemu_version = qemu_version(target.qemu);
 
 	/* image: initramfs and scratch disk */
+	if (o->on_phase)
+		o->on_phase(o->phase_user, "prepare");
 	if (resolve_modules(&kernel, &target, &job, &mods) < 0) {
 		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s", kernel.id);
 		goto out_report;
@@ -204,6 +206,10 @@ int run_one(const struct run_opts *o)
 		spec.boot_timeout = job.boot_timeout_ms / 1000.0;
 		spec.workload_timeout = job.timeout_ms / 1000.0;
 		channel_init(&ch, samples_record, &samples);
+		spec.on_phase = o->on_phase;
+		spec.phase_user = o->phase_user;
+		if (o->on_phase)
+			o->on_phase(o->phase_user, "boot");
 		info("run %s: booting %s (%s) with workload %s on %s", run_id, kernel.id, accel,
 		     job.workload, job.fs);
 		if (backend_qemu.run(&spec, &ch, &vm) < 0)
@@ -218,7 +224,8 @@ out_report:
 	if (setup_err[0])
 		ri.setup_error = setup_err;
 	result_write(&ri);
-	result_print(&ri);
+	if (!o->quiet)
+		result_print(&ri);
 	ret = ri.setup_error ? RUN_SETUP_FAILED : (int)vm.status;
 out:
 	free((char *)ri.qemu_version);

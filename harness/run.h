@@ -16,6 +16,10 @@ struct run_opts {
 	const char *out_dir;		/* results/<run-id>; NULL: made up */
 	int keep_disk;			/* leave scratch.img in the run directory */
 	int gzip_initramfs;
+	int quiet;			/* no summary on stdout */
+	/* optional: told "prepare", "boot", "workload", "poweroff" as the run goes */
+	void (*on_phase)(void *user, const char *phase);
+	void *phase_user;
 };
 
 /*

@@ -1,0 +1,570 @@
+/* ab.c - the A/B engine: interleaved runs, retries, adaptive stopping, resume */
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ab.h"
+#include "boot.h"
+#include "compare.h"
+#include "config.h"
+#include "html.h"
+#include "kernel.h"
+#include "run.h"
+#include "util.h"
+
+static const char *const side_names[] = { "stock", "patched" };
+
+void ab_opts_init(struct ab_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->runs = 5;
+	o->max_runs = 20;
+	o->retries = 1;
+	o->seed = 1;
+	o->threshold = 0.02;
+}
+
+static void free_sets(char **sets, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(sets[i]);
+}
+
+void ab_opts_release(struct ab_opts *o)
+{
+	int s;
+
+	free(o->job_path);
+	free(o->out_dir);
+	free_sets(o->sets, o->nset);
+	for (s = 0; s < 2; s++) {
+		free(o->side[s].kernel);
+		free_sets(o->side[s].sets, o->side[s].nset);
+	}
+	ab_opts_init(o);
+}
+
+/* side of slot @j: blocks of four slots, ABBA or BAAB, drawn from the seed */
+static int slot_side(uint64_t seed, int j)
+{
+	static const int blocks[2][4] = { { 0, 1, 1, 0 }, { 1, 0, 0, 1 } };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int b = 0, k;
+
+	gsl_rng_set(r, (unsigned long)seed);
+	for (k = 0; k <= j / 4; k++)
+		b = gsl_rng_uniform(r) < 0.5;
+	gsl_rng_free(r);
+	return blocks[b][j % 4];
+}
+
+/* the --set list of one side: both sides' sets, then its own */
+static int side_sets(const struct ab_opts *o, int side, char **out)
+{
+	int n = 0, i;
+
+	for (i = 0; i < o->nset; i++)
+		out[n++] = o->sets[i];
+	for (i = 0; i < o->side[side].nset; i++)
+		out[n++] = o->side[side].sets[i];
+	return n;
+}
+
+static json_t *strings_json(char *const *v, int n)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static int plan_write(const struct ab_opts *o)
+{
+	char *path = xasprintf("%s/ab.json", o->out_dir), *text;
+	json_t *j;
+	int ret;
+
+	j = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:f, s:i, s:i, s:I, s:f, s:b}",
+		      "format", "kpair-ab/1", "job", o->job_path,
+		      "stock", "kernel", o->side[0].kernel, "sets", strings_json(o->side[0].sets, o->side[0].nset),
+		      "patched", "kernel", o->side[1].kernel, "sets", strings_json(o->side[1].sets, o->side[1].nset),
+		      "sets", strings_json(o->sets, o->nset), "runs", o->runs, "until_ci", o->until_ci,
+		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
+		      "threshold", o->threshold, "calibrate", o->calibrate);
+	text = json_dumps(j, JSON_INDENT(2));
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+static int strings_load(json_t *a, char **out, int *n)
+{
+	size_t i;
+	json_t *v;
+
+	*n = 0;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || *n >= AB_MAX_SETS)
+			return -1;
+		out[(*n)++] = xstrdup(json_string_value(v));
+	}
+	return 0;
+}
+
+static int plan_read(const char *dir, struct ab_opts *o)
+{
+	char *path = xasprintf("%s/ab.json", dir);
+	const char *job, *k0, *k1;
+	json_t *j, *s0, *s1, *sets;
+	json_int_t seed;
+	json_error_t err;
+	int ret = -1;
+
+	j = json_load_file(path, 0, &err);
+	if (!j) {
+		error("%s: %s", path, err.text);
+		goto out;
+	}
+	if (json_unpack_ex(j, &err, 0, "{s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:F, s:i, s:i, s:I, s:F, s:b}",
+			   "job", &job, "stock", "kernel", &k0, "sets", &s0, "patched", "kernel", &k1,
+			   "sets", &s1, "sets", &sets, "runs", &o->runs, "until_ci", &o->until_ci,
+			   "max_runs", &o->max_runs, "retries", &o->retries, "seed", &seed,
+			   "threshold", &o->threshold, "calibrate", &o->calibrate) < 0) {
+		error("%s: %s", path, err.text);
+		goto out;
+	}
+	o->job_path = xstrdup(job);
+	o->side[0].kernel = xstrdup(k0);
+	o->side[1].kernel = xstrdup(k1);
+	o->seed = (uint64_t)seed;
+	o->out_dir = xstrdup(dir);
+	if (strings_load(s0, o->side[0].sets, &o->side[0].nset) < 0 ||
+	    strings_load(s1, o->side[1].sets, &o->side[1].nset) < 0 ||
+	    strings_load(sets, o->sets, &o->nset) < 0) {
+		error("%s: bad sets", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+struct progress {
+	int tty;
+	int done, total;
+	const char *side;
+	double t0, run_t0, sum_wall;
+	int nwall;
+	char ratio[64];
+};
+
+static void progress_show(struct progress *p, const char *phase)
+{
+	double now = mono_now(), el = now - p->t0;
+	double per = p->nwall ? p->sum_wall / p->nwall : 0;
+	double eta = per * (p->total - p->done) - (p->nwall ? now - p->run_t0 : 0);
+
+	if (!p->tty)
+		return;
+	if (eta < 0)
+		eta = 0;
+	fprintf(stderr, "\r\033[K[run %d/%d] %-7s %-8s elapsed %d:%02d  eta %s%d:%02d  %s",
+		p->done + 1, p->total, p->side, phase, (int)el / 60, (int)el % 60,
+		p->nwall ? "" : "~", (int)eta / 60, (int)eta % 60, p->ratio);
+	fflush(stderr);
+}
+
+static void on_phase(void *user, const char *phase)
+{
+	progress_show(user, phase);
+}
+
+/* the comparison of what is on disk so far; @primary gets the metric to steer by */
+static json_t *collect(const struct ab_opts *o, json_t *order, struct cmp *c, const struct job *job)
+{
+	json_t *results = json_array(), *e;
+	size_t i;
+
+	cmp_init(c, o->threshold);
+	json_array_foreach(order, i, e) {
+		json_t *r = json_object_get(e, "result");
+		int side = strcmp(json_string_value(json_object_get(e, "side")), "stock") != 0;
+
+		if (r) {
+			cmp_add_result(c, side, r);
+			json_array_append(results, r);
+		}
+	}
+	if (job)
+		cmp_set_claim(c, job->claim_metric, job->claim_direction, job->claim_stock,
+			      job->claim_patched, job->claim_change, job->claim_source,
+			      job->claim_note);
+	cmp_compute(c);
+	return results;
+}
+
+static const struct metric *primary(const struct cmp *c)
+{
+	int i;
+
+	for (i = 0; c->claim.present && i < c->n; i++)
+		if (!strcmp(c->m[i].name, c->claim.metric))
+			return &c->m[i];
+	for (i = 0; i < c->n; i++)
+		if (c->m[i].better != BETTER_NONE)
+			return &c->m[i];
+	return NULL;
+}
+
+/* one run at index @idx: loaded when already on disk, else run now */
+static json_t *do_run(const struct ab_opts *o, int idx, int side, struct progress *pg)
+{
+	char *dir = xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
+	char *res = xasprintf("%s/result.json", dir);
+	char *sets[2 * AB_MAX_SETS];
+	struct run_opts ro = { 0 };
+	json_t *j = NULL;
+
+	if (path_exists(res)) {
+		j = json_load_file(res, 0, NULL);
+		if (j)
+			goto out;
+	}
+	if (path_exists(dir)) {
+		/* killed mid-run: keep what it wrote for the record, run it again */
+		char *old = xasprintf("%s.interrupted-%ld", dir, (long)time(NULL));
+
+		if (rename(dir, old) < 0)
+			warning("cannot move '%s' aside: %s", dir, strerror(errno));
+		free(old);
+	}
+	ro.job_path = o->job_path;
+	ro.kernel = o->side[side].kernel;
+	ro.nset = side_sets(o, side, sets);
+	ro.sets = sets;
+	ro.out_dir = dir;
+	ro.quiet = 1;
+	ro.on_phase = on_phase;
+	ro.phase_user = pg;
+	pg->side = side_names[side];
+	pg->run_t0 = mono_now();
+	util_quiet++;
+	run_one(&ro);
+	util_quiet--;
+	pg->sum_wall += mono_now() - pg->run_t0;
+	pg->nwall++;
+	j = json_load_file(res, 0, NULL);
+	if (!j)
+		j = json_pack("{s:s, s:s}", "status", "setup-failed", "reason", "the run wrote no result.json");
+out:
+	free(res);
+	free(dir);
+	return j;
+}
+
+static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
+{
+	struct progress pg = { .tty = isatty(2), .t0 = mono_now() };
+	int ok[2] = { 0, 0 }, failed[2] = { 0, 0 }, target = o->runs, slot = 0, idx = 0;
+
+	for (;;) {
+		int side, attempt;
+
+		if (slot % 2 == 0 && ok[0] >= target && ok[1] >= target) {
+			struct cmp c;
+			const struct metric *m;
+			json_t *r;
+			int more = 0;
+
+			if (o->until_ci > 0 && target < o->max_runs) {
+				r = collect(o, order, &c, job);
+				m = primary(&c);
+				more = !m || isnan(m->c.ratio_lo) ||
+				       (m->c.ratio_hi - m->c.ratio_lo) / m->c.ratio * 100 > o->until_ci;
+				json_decref(r);
+				cmp_release(&c);
+			}
+			if (!more)
+				break;
+			target++;
+		}
+		side = slot_side(o->seed, slot);
+		if (failed[side] > o->runs + o->retries) {
+			if (pg.tty)
+				fputc('\n', stderr);
+			return error("%d %s runs failed: giving up (see %s/runs)", failed[side],
+				     side_names[side], o->out_dir);
+		}
+		pg.total = 2 * target;
+		pg.done = ok[0] + ok[1];
+		for (attempt = 0; attempt <= o->retries; attempt++) {
+			json_t *r = do_run(o, idx, side, &pg);
+			const char *st = json_string_value(json_object_get(r, "status"));
+			int good = st && !strcmp(st, "ok");
+
+			json_array_append_new(order, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
+				"index", idx, "side", side_names[side],
+				"run_dir", json_string_value(json_object_get(r, "run_id")) ?
+					   json_string_value(json_object_get(r, "run_id")) : "",
+				"status", st ? st : "?",
+				"reason", json_string_value(json_object_get(r, "reason")) ?
+					  json_string_value(json_object_get(r, "reason")) : "",
+				"result", r));
+			idx++;
+			if (!pg.tty)
+				printf("ab: run %d %s: %s%s%s\n", idx, side_names[side], st ? st : "?",
+				       good ? "" : ": ",
+				       good ? "" : json_string_value(json_object_get(r, "reason")));
+			if (good) {
+				ok[side]++;
+				break;
+			}
+			failed[side]++;
+		}
+		if (pg.tty) {
+			struct cmp c;
+			const struct metric *m;
+			json_t *r = collect(o, order, &c, NULL);
+
+			m = primary(&c);
+			if (m && !isnan(m->c.ratio))
+				snprintf(pg.ratio, sizeof(pg.ratio), "%s ratio %.3f", m->name, m->c.ratio);
+			json_decref(r);
+			cmp_release(&c);
+		}
+		slot++;
+	}
+	if (pg.tty)
+		fprintf(stderr, "\r\033[K");
+	return 0;
+}
+
+/* comparison.json, the table and report.html from @order */
+static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *job)
+{
+	char *path = xasprintf("%s/comparison.json", o->out_dir), *text;
+	json_t *results, *out, *first = NULL, *e, *kern[2] = { NULL, NULL }, *light = json_array();
+	struct cmp c;
+	size_t i;
+	int ret, regressed = 0;
+
+	results = collect(o, order, &c, job);
+	json_array_foreach(order, i, e) {
+		json_t *r = json_object_get(e, "result");
+		int side = strcmp(json_string_value(json_object_get(e, "side")), "stock") != 0;
+
+		if (!first && r && json_object_get(r, "job"))
+			first = r;
+		if (!kern[side] && r && json_object_get(r, "kernel"))
+			kern[side] = json_object_get(r, "kernel");
+		json_array_append_new(light, json_pack("{s:O, s:O, s:O, s:O, s:O}",
+			"index", json_object_get(e, "index"), "side", json_object_get(e, "side"),
+			"run_id", json_object_get(e, "run_dir"), "status", json_object_get(e, "status"),
+			"reason", json_object_get(e, "reason")));
+	}
+	out = cmp_json(&c);
+	json_object_set_new(out, "format", json_string(COMPARE_FORMAT));
+	json_object_set_new(out, "kind", json_string(o->calibrate ? "calibrate" : "ab"));
+	json_object_set_new(out, "job", first ? json_incref(json_object_get(first, "job")) : json_null());
+	json_object_set_new(out, "host", first ? json_incref(json_object_get(first, "host")) : json_null());
+	json_object_set_new(out, "accel", first ? json_incref(json_object_get(first, "accel")) : json_null());
+	json_object_set_new(out, "sides", json_pack("{s:{s:s, s:O, s:o}, s:{s:s, s:O, s:o}}",
+		"stock", "kernel_id", o->side[0].kernel, "kernel", kern[0] ? kern[0] : json_null(),
+		"sets", strings_json(o->side[0].sets, o->side[0].nset),
+		"patched", "kernel_id", o->side[1].kernel, "kernel", kern[1] ? kern[1] : json_null(),
+		"sets", strings_json(o->side[1].sets, o->side[1].nset)));
+	json_object_set_new(out, "sets", strings_json(o->sets, o->nset));
+	json_object_set_new(out, "order_seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(out, "order", light);
+	text = json_dumps(out, JSON_INDENT(2));
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	printf("%s: %s vs %s, %zu runs\n", o->calibrate ? "calibrate" : "ab",
+	       o->side[0].kernel, o->side[1].kernel, json_array_size(order));
+	cmp_print(&c, o->calibrate ? "A" : "stock", o->calibrate ? "A'" : "patched");
+	if (o->calibrate) {
+		printf("%-22s %8s %14s %14s\n", "metric", "CV", "runs for 5%", "runs for 10%");
+		for (i = 0; i < (size_t)c.n; i++) {
+			struct summary all;
+			double *v;
+
+			if (c.m[i].better == BETTER_NONE)
+				continue;
+			v = xcalloc(c.m[i].na + c.m[i].nb, sizeof(double));
+			memcpy(v, c.m[i].a, c.m[i].na * sizeof(double));
+			memcpy(v + c.m[i].na, c.m[i].b, c.m[i].nb * sizeof(double));
+			summarize(v, c.m[i].na + c.m[i].nb, &all);
+			free(v);
+			printf("%-22.22s %7.2f%% %14d %14d\n", c.m[i].name, all.cv * 100,
+			       runs_needed(all.cv, 0.05), runs_needed(all.cv, 0.10));
+		}
+	}
+	for (i = 0; i < (size_t)c.n; i++)
+		regressed |= c.m[i].c.verdict == V_REGRESSED;
+	if (!ret && html_report(o->out_dir, out) == 0)
+		printf("  -> %s/comparison.json, %s/report.html\n", o->out_dir, o->out_dir);
+	else
+		printf("  -> %s/comparison.json\n", o->out_dir);
+	json_decref(out);
+	json_decref(results);
+	cmp_release(&c);
+	free(path);
+	if (ret < 0)
+		return 3;
+	return regressed ? 1 : 0;
+}
+
+static int load_job(const struct ab_opts *o, int side, struct job *job)
+{
+	char *sets[2 * AB_MAX_SETS];
+	int n = side_sets(o, side, sets);
+
+	job_init(job);
+	return job_load(job, o->job_path, sets, n);
+}
+
+static int ab_go(struct ab_opts *o, int resuming)
+{
+	json_t *order = json_array();
+	struct job job[2];
+	struct kernel k;
+	int s, ret = 2;
+
+	for (s = 0; s < 2; s++) {
+		if (load_job(o, s, &job[s]) < 0) {
+			if (s)
+				job_release(&job[0]);
+			json_decref(order);
+			return 2;
+		}
+	}
+	kernel_init(&k);
+	for (s = 0; s < 2; s++) {
+		if (kernel_load(o->side[s].kernel, &k) < 0) {
+			error("kernel '%s' is not in the store (kpair kernel list)", o->side[s].kernel);
+			goto out;
+		}
+		kernel_release(&k);
+	}
+	if (!o->out_dir) {
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		o->out_dir = xasprintf("%s/results/%s-%s-%s", kpair_root(),
+				       o->calibrate ? "calibrate" : "ab", job[0].name, stamp);
+	}
+	if (!resuming) {
+		char *plan = xasprintf("%s/ab.json", o->out_dir);
+		int exists = path_exists(plan);
+
+		free(plan);
+		if (exists) {
+			error("'%s' already holds an A/B: kpair resume %s, or choose another -o",
+			      o->out_dir, o->out_dir);
+			goto out;
+		}
+		if (mkdir_p(o->out_dir, 0755) < 0 || plan_write(o) < 0) {
+			ret = 3;
+			goto out;
+		}
+	}
+	info("%s: %s vs %s, %d runs a side%s, order seed %llu -> %s", o->calibrate ? "calibrate" : "ab",
+	     o->side[0].kernel, o->side[1].kernel, o->runs, o->until_ci > 0 ? " at least" : "",
+	     (unsigned long long)o->seed, o->out_dir);
+	ret = 3;
+	if (ab_loop(o, order, &job[0]) < 0)
+		goto out_finish;
+	ret = 0;
+out_finish:
+	s = ab_finish(o, order, &job[0]);
+	if (!ret)
+		ret = s;
+out:
+	json_decref(order);
+	job_release(&job[0]);
+	job_release(&job[1]);
+	return ret;
+}
+
+int ab_run(struct ab_opts *o)
+{
+	char buf[PATH_MAX];
+
+	if (realpath(o->job_path, buf)) {
+		free(o->job_path);
+		o->job_path = xstrdup(buf);
+	}
+	return ab_go(o, 0);
+}
+
+int ab_resume(const char *dir)
+{
+	struct ab_opts o;
+	int ret;
+
+	ab_opts_init(&o);
+	if (plan_read(dir, &o) < 0)
+		return 2;
+	ret = ab_go(&o, 1);
+	ab_opts_release(&o);
+	return ret;
+}
+
+int ab_report(const char *dir)
+{
+	struct ab_opts o;
+	json_t *order = json_array();
+	struct job job;
+	int idx, ret = 2;
+
+	ab_opts_init(&o);
+	if (plan_read(dir, &o) < 0)
+		goto out;
+	job_init(&job);
+	if (load_job(&o, 0, &job) < 0)
+		goto out_job;
+	/* every run on disk, in index order */
+	for (idx = 0;; idx++) {
+		int side, found = 0;
+
+		for (side = 0; side < 2; side++) {
+			char *res = xasprintf("%s/runs/%03d-%s/result.json", dir, idx, side_names[side]);
+			json_t *r = json_load_file(res, 0, NULL);
+
+			free(res);
+			if (!r)
+				continue;
+			found = 1;
+			json_array_append_new(order, json_pack("{s:i, s:s, s:O, s:O, s:O, s:o}",
+				"index", idx, "side", side_names[side], "run_dir",
+				json_object_get(r, "run_id"), "status", json_object_get(r, "status"),
+				"reason", json_object_get(r, "reason"), "result", r));
+		}
+		if (!found)
+			break;
+	}
+	ret = ab_finish(&o, order, &job);
+out_job:
+	job_release(&job);
+out:
+	json_decref(order);
+	ab_opts_release(&o);
+	return ret;
+}

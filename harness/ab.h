@@ -1,0 +1,46 @@
+/*
+ * ab.h - the A/B engine: stock and patched runs interleaved in randomized
+ * ABBA blocks (seed recorded), every run a fresh boot on a fresh fs, failed
+ * runs recorded and retried, optional adaptive stopping on the ratio CI,
+ * then the comparison (compare.h) and the report (html.h). The plan is kept
+ * in DIR/ab.json so `kpair resume DIR` continues where a run stopped.
+ */
+#ifndef KPAIR_AB_H
+#define KPAIR_AB_H
+
+#include <stdint.h>
+
+#define AB_MAX_SETS 32
+
+struct ab_side {
+	char *kernel;
+	char *sets[AB_MAX_SETS];	/* --set overrides of this side */
+	int nset;
+};
+
+struct ab_opts {
+	char *job_path;
+	struct ab_side side[2];		/* 0 stock, 1 patched */
+	char *sets[AB_MAX_SETS];	/* --set for both sides */
+	int nset;
+	int runs;			/* per side */
+	double until_ci;		/* stop when the CI is narrower than this % (0: off) */
+	int max_runs;			/* per side, with until_ci */
+	int retries;			/* per failed run */
+	uint64_t seed;			/* run order */
+	double threshold;		/* no-change band, fraction */
+	char *out_dir;
+	int calibrate;			/* A/A: both sides the same */
+};
+
+void ab_opts_init(struct ab_opts *o);
+void ab_opts_release(struct ab_opts *o);
+
+/* run (or continue) an A/B; returns the exit code kpair gives */
+int ab_run(struct ab_opts *o);
+/* continue an interrupted A/B from DIR/ab.json */
+int ab_resume(const char *dir);
+/* rebuild comparison.json, the table and report.html of DIR from its runs */
+int ab_report(const char *dir);
+
+#endif

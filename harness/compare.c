@@ -1,0 +1,458 @@
+/* compare.c - per-metric samples of two sides, statistics, verdicts, claim, table */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+void cmp_init(struct cmp *c, double threshold)
+{
+	memset(c, 0, sizeof(*c));
+	c->threshold = threshold;
+	c->claim.tolerance = 0.5;
+}
+
+void cmp_release(struct cmp *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->m[i].name);
+		free(c->m[i].unit);
+		free(c->m[i].a);
+		free(c->m[i].b);
+		json_decref(c->m[i].all_a);
+		json_decref(c->m[i].all_b);
+	}
+	free(c->claim.metric);
+	free(c->claim.source);
+	free(c->claim.note);
+	cmp_init(c, 0);
+}
+
+enum better unit_better(const char *unit)
+{
+	static const char *const lower[] = { "s", "ms", "us", "ns", "min", NULL };
+	static const char *const higher[] = { "B/s", "KB/s", "KiB/s", "MB/s", "MiB/s", "GB/s",
+					      "iops", "ops/s", "files/s", NULL };
+	int i;
+
+	for (i = 0; lower[i]; i++)
+		if (!strcmp(unit, lower[i]))
+			return BETTER_LOWER;
+	for (i = 0; higher[i]; i++)
+		if (!strcmp(unit, higher[i]))
+			return BETTER_HIGHER;
+	return BETTER_NONE;
+}
+
+static struct metric *metric_get(struct cmp *c, const char *name, const char *unit)
+{
+	struct metric *m;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->m[i].name, name))
+			return &c->m[i];
+	if (c->n >= CMP_MAX_METRICS) {
+		error("more than %d metrics: '%s' left out", CMP_MAX_METRICS, name);
+		return NULL;
+	}
+	m = &c->m[c->n++];
+	memset(m, 0, sizeof(*m));
+	m->name = xstrdup(name);
+	m->unit = xstrdup(unit);
+	m->better = unit_better(unit);
+	m->all_a = json_array();
+	m->all_b = json_array();
+	return m;
+}
+
+static void push(double **v, size_t *n, double x)
+{
+	double *nv = realloc(*v, (*n + 1) * sizeof(double));
+
+	if (!nv)
+		abort();
+	nv[(*n)++] = x;
+	*v = nv;
+}
+
+static double json_median(json_t *values)
+{
+	size_t n = json_array_size(values), i;
+	double *v = xcalloc(n, sizeof(double));
+	struct summary s;
+
+	for (i = 0; i < n; i++)
+		v[i] = json_number_value(json_array_get(values, i));
+	summarize(v, n, &s);
+	free(v);
+	return s.median;
+}
+
+int cmp_add_result(struct cmp *c, int side, json_t *result)
+{
+	const char *status = json_string_value(json_object_get(result, "status"));
+	json_t *samples = json_object_get(result, "samples"), *m;
+	const char *name;
+
+	if (!status || strcmp(status, "ok")) {
+		if (side)
+			c->failed_b++;
+		else
+			c->failed_a++;
+		return 0;
+	}
+	json_object_foreach(samples, name, m) {
+		json_t *values = json_object_get(m, "values");
+		const char *unit = json_string_value(json_object_get(m, "unit"));
+		struct metric *mt = metric_get(c, name, unit ? unit : "");
+
+		if (!mt || !json_array_size(values))
+			continue;
+		if (json_array_size(values) > 1)
+			mt->per_op = 1;
+		json_array_append(side ? mt->all_b : mt->all_a, values);
+		if (side)
+			push(&mt->b, &mt->nb, json_median(values));
+		else
+			push(&mt->a, &mt->na, json_median(values));
+	}
+	return 0;
+}
+
+int cmp_add_values(struct cmp *c, int side, const char *metric, const char *unit,
+		   enum better better, const double *v, size_t n)
+{
+	struct metric *m = metric_get(c, metric, unit);
+	size_t i;
+
+	if (!m)
+		return -1;
+	m->better = better;
+	for (i = 0; i < n; i++) {
+		json_array_append_new(side ? m->all_b : m->all_a, json_pack("[f]", v[i]));
+		if (side)
+			push(&m->b, &m->nb, v[i]);
+		else
+			push(&m->a, &m->na, v[i]);
+	}
+	return 0;
+}
+
+/* median of space-separated numbers, NaN if none */
+static double median_text(const char *s)
+{
+	double v[64];
+	size_t n = 0;
+	char *end;
+	struct summary sm;
+
+	while (s && *s && n < 64) {
+		double x = strtod(s, &end);
+
+		if (end == s)
+			break;
+		v[n++] = x;
+		s = end;
+	}
+	summarize(v, n, &sm);
+	return sm.median;
+}
+
+void cmp_set_claim(struct cmp *c, const char *metric, const char *better, const char *stock,
+		   const char *patched, const char *change, const char *source, const char *note)
+{
+	struct claim *cl = &c->claim;
+	char *end;
+
+	if (!metric || !*metric)
+		return;
+	cl->present = 1;
+	cl->metric = xstrdup(metric);
+	cl->source = xstrdup(source);
+	cl->note = xstrdup(note);
+	cl->better = better && !strcmp(better, "higher") ? BETTER_HIGHER : BETTER_LOWER;
+	cl->stock = median_text(stock);
+	cl->patched = median_text(patched);
+	cl->change = NAN;
+	if (change && *change) {
+		cl->change = strtod(change, &end) / (strchr(change, '%') ? 100.0 : 1.0);
+		if (end == change)
+			cl->change = NAN;
+	}
+	if (isnan(cl->change) && !isnan(cl->stock) && !isnan(cl->patched) && cl->stock != 0)
+		cl->change = cl->patched / cl->stock - 1;
+}
+
+static void claim_compute(struct cmp *c)
+{
+	struct claim *cl = &c->claim;
+	const struct metric *m = NULL;
+	int i;
+
+	if (!cl->present)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->m[i].name, cl->metric))
+			m = &c->m[i];
+	cl->result = CLAIM_INCONCLUSIVE;
+	if (!m) {
+		snprintf(cl->why, sizeof(cl->why), "metric '%s' was not measured", cl->metric);
+		return;
+	}
+	if (isnan(cl->change)) {
+		snprintf(cl->why, sizeof(cl->why), "the claim gives no published change");
+		return;
+	}
+	cl->result = claim_check(1 + cl->change, m->c.ratio_lo, m->c.ratio_hi, cl->tolerance);
+	snprintf(cl->why, sizeof(cl->why),
+		 "published %+.1f%%; measured %+.1f%% (95%% CI %+.1f%% to %+.1f%%), n %zu vs %zu; "
+		 "reproduced needs the CI on the published side reaching %+.1f%%",
+		 cl->change * 100, (m->c.ratio - 1) * 100, (m->c.ratio_lo - 1) * 100,
+		 (m->c.ratio_hi - 1) * 100, m->na, m->nb, (1 - cl->tolerance) * cl->change * 100);
+}
+
+void cmp_compute(struct cmp *c)
+{
+	double p[CMP_MAX_METRICS], adj[CMP_MAX_METRICS];
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		struct metric *m = &c->m[i];
+
+		compare_samples(m->a, m->na, m->b, m->nb, &m->c);
+		/* only performance metrics enter the correction: sizes and counts are facts */
+		p[i] = m->better == BETTER_NONE ? NAN : m->c.p_mw;
+	}
+	holm_adjust(p, c->n, adj);
+	for (i = 0; i < c->n; i++) {
+		struct metric *m = &c->m[i];
+
+		m->c.p_adj = adj[i];
+		if (m->better == BETTER_NONE) {
+			m->c.verdict = V_INCONCLUSIVE;
+			snprintf(m->c.why, sizeof(m->c.why), "not a performance metric (unit '%s')",
+				 m->unit);
+			continue;
+		}
+		decide(&m->c, m->better == BETTER_HIGHER, c->threshold);
+	}
+	claim_compute(c);
+}
+
+int runs_needed(double cv, double delta)
+{
+	if (isnan(cv) || delta <= 0)
+		return -1;
+	return (int)ceil(16.0 * cv * cv / (delta * delta));
+}
+
+static json_t *jreal(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *summary_json(const struct summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
+			 "mean", jreal(s->mean), "median", jreal(s->median),
+			 "stddev", jreal(s->stddev), "cv", jreal(s->cv), "min", jreal(s->min),
+			 "max", jreal(s->max), "p50", jreal(s->p50), "p90", jreal(s->p90),
+			 "p99", jreal(s->p99));
+}
+
+static json_t *values_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, jreal(v[i]));
+	return a;
+}
+
+json_t *cmp_json(const struct cmp *c)
+{
+	static const char *const better_names[] = { "lower", "higher", "none" };
+	json_t *metrics = json_object(), *out;
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct metric *m = &c->m[i];
+		json_t *j = json_pack(
+			"{s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s,"
+			" s:b, s:o, s:o, s:{s:o, s:o}, s:{s:i, s:i}, s:o, s:o, s:O, s:O}",
+			"unit", m->unit, "better", better_names[m->better], "per_op", m->per_op,
+			"n_a", (json_int_t)m->na, "n_b", (json_int_t)m->nb,
+			"median_a", jreal(m->c.a.median), "median_b", jreal(m->c.b.median),
+			"ratio", jreal(m->c.ratio), "ratio_ci_low", jreal(m->c.ratio_lo),
+			"ratio_ci_high", jreal(m->c.ratio_hi), "p_mannwhitney", jreal(m->c.p_mw),
+			"p_welch", jreal(m->c.p_welch), "p_adjusted", jreal(m->c.p_adj),
+			"verdict", verdict_names[m->c.verdict], "why", m->c.why,
+			"mannwhitney_exact", m->c.mw_exact,
+			"a", summary_json(&m->c.a), "b", summary_json(&m->c.b),
+			"min_p_possible", "value", jreal(mann_whitney_min_p(m->na, m->nb)),
+			"alpha", jreal(STATS_ALPHA),
+			"runs_needed_a", "shift_5pct", runs_needed(m->c.a.cv, 0.05),
+			"shift_10pct", runs_needed(m->c.a.cv, 0.10),
+			"values_a", values_json(m->a, m->na), "values_b", values_json(m->b, m->nb),
+			"raw_a", m->all_a, "raw_b", m->all_b);
+
+		json_object_set_new(metrics, m->name, j);
+	}
+	out = json_pack("{s:o, s:f, s:f, s:i, s:i, s:i}", "metrics", metrics,
+			"threshold", c->threshold, "alpha", STATS_ALPHA,
+			"bootstrap_resamples", STATS_BOOTSTRAP, "bootstrap_seed", STATS_SEED,
+			"failed_runs", c->failed_a + c->failed_b);
+	json_object_set_new(out, "failed_a", json_integer(c->failed_a));
+	json_object_set_new(out, "failed_b", json_integer(c->failed_b));
+	if (c->claim.present) {
+		const struct claim *cl = &c->claim;
+
+		json_object_set_new(out, "claim",
+				    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:f, s:s, s:s}",
+					      "metric", cl->metric, "source", cl->source, "note", cl->note,
+					      "published_stock", jreal(cl->stock),
+					      "published_patched", jreal(cl->patched),
+					      "published_change", jreal(cl->change),
+					      "tolerance", cl->tolerance,
+					      "result", claim_names[cl->result], "why", cl->why));
+	}
+	return out;
+}
+
+static void fmt_side(char *buf, size_t len, const struct summary *s)
+{
+	if (isnan(s->median))
+		snprintf(buf, len, "%s", "-");
+	else if (isnan(s->cv))
+		snprintf(buf, len, "%.5g", s->median);
+	else
+		snprintf(buf, len, "%.5g ±%4.1f%%", s->median, s->cv * 100);
+}
+
+void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
+{
+	const char *la = strrchr(label_a, '/') ? strrchr(label_a, '/') + 1 : label_a;
+	const char *lb = strrchr(label_b, '/') ? strrchr(label_b, '/') + 1 : label_b;
+	int i;
+
+	printf("%-22s %-17.17s %-17.17s %8s %17s %7s  %s\n", "metric", la, lb, "change",
+	       "95% CI", "p", "verdict");
+	for (i = 0; i < c->n; i++) {
+		const struct metric *m = &c->m[i];
+		char name[40], sa[24], sb[24], ci[24], ch[12], p[10];
+
+		if (m->better == BETTER_NONE)
+			continue;
+		snprintf(name, sizeof(name), "%.14s (%s)", m->name, m->unit);
+		fmt_side(sa, sizeof(sa), &m->c.a);
+		fmt_side(sb, sizeof(sb), &m->c.b);
+		if (isnan(m->c.ratio)) {
+			snprintf(ch, sizeof(ch), "-");
+			snprintf(ci, sizeof(ci), "-");
+		} else {
+			snprintf(ch, sizeof(ch), "%+.1f%%", (m->c.ratio - 1) * 100);
+			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]", (m->c.ratio_lo - 1) * 100,
+				 (m->c.ratio_hi - 1) * 100);
+		}
+		if (isnan(m->c.p_adj))
+			snprintf(p, sizeof(p), "-");
+		else
+			snprintf(p, sizeof(p), "%.3g", m->c.p_adj);
+		printf("%-22s %-17s %-17s %8s %17s %7s  %s\n", name, sa, sb, ch, ci, p,
+		       verdict_names[m->c.verdict]);
+	}
+	for (i = 0; i < c->n; i++)
+		if (c->m[i].better != BETTER_NONE && c->m[i].c.verdict == V_INCONCLUSIVE) {
+			printf("  inconclusive %s: %s\n", c->m[i].name, c->m[i].c.why);
+			break;	/* the reason is the same for every metric of a run count */
+		}
+	if (c->failed_a || c->failed_b)
+		printf("  failed runs: %d %s, %d %s (left out of the statistics)\n", c->failed_a,
+		       label_a, c->failed_b, label_b);
+	if (c->claim.present)
+		printf("claim (%s): %s: %s\n", c->claim.source, claim_names[c->claim.result],
+		       c->claim.why);
+}
+
+int read_samples_file(const char *path, double **v, size_t *n)
+{
+	char *buf, *line, *save = NULL;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (read_file(path, &buf, NULL) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *p = line;
+		double x;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		x = strtod(p, &end);
+		while (*end == ' ' || *end == '\t' || *end == '\r')
+			end++;
+		if (end == p || *end || isnan(x) || isinf(x)) {
+			ret = error("%s:%u: not a number: '%s'", path, lineno, p);
+			break;
+		}
+		push(v, n, x);
+	}
+	free(buf);
+	if (!ret && !*n)
+		ret = error("%s: no samples", path);
+	return ret;
+}
+
+static void load_dir(json_t *out, const char *dir, int depth)
+{
+	char *path = xasprintf("%s/result.json", dir);
+	struct dirent **names;
+	int k, i;
+
+	if (path_exists(path)) {
+		json_t *j = json_load_file(path, 0, NULL);
+
+		if (j)
+			json_array_append_new(out, j);
+		else
+			warning("'%s' is not valid JSON: left out", path);
+		free(path);
+		return;
+	}
+	free(path);
+	if (depth >= 2)
+		return;
+	k = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < k; i++) {
+		if (names[i]->d_name[0] != '.' && names[i]->d_type == DT_DIR) {
+			char *sub = xasprintf("%s/%s", dir, names[i]->d_name);
+
+			load_dir(out, sub, depth + 1);
+			free(sub);
+		}
+		free(names[i]);
+	}
+	if (k >= 0)
+		free(names);
+}
+
+json_t *load_results(const char *dir)
+{
+	json_t *out = json_array();
+
+	load_dir(out, dir, 0);
+	return out;
+}

@@ -1,0 +1,76 @@
+/*
+ * compare.h - two sets of runs side by side: per-metric samples gathered
+ * from result.json files (or plain sample files), the statistics of
+ * harness/stats.c, verdicts with Holm's correction across the metrics, the
+ * claim check, comparison.json and the terminal table.
+ */
+#ifndef KPAIR_COMPARE_H
+#define KPAIR_COMPARE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "stats.h"
+
+#define COMPARE_FORMAT "kpair-comparison/1"
+#define CMP_MAX_METRICS 64
+
+enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
+
+struct metric {
+	char *name, *unit;
+	enum better better;
+	int per_op;			/* several values per run: the run's median is compared */
+	double *a, *b;			/* one value per run */
+	size_t na, nb;
+	json_t *all_a, *all_b;		/* every raw value, per run: [[...], ...] (owned) */
+	struct comparison c;
+};
+
+struct claim {
+	int present;
+	char *metric, *source, *note;
+	enum better better;
+	double stock, patched, change;	/* published medians and change (fraction); NaN if absent */
+	double tolerance;		/* fraction of the published effect that may be missing */
+	enum claim_result result;
+	char why[256];
+};
+
+struct cmp {
+	struct metric m[CMP_MAX_METRICS];
+	int n;
+	double threshold;		/* no-change band, fraction */
+	int failed_a, failed_b;		/* runs that did not end ok */
+	struct claim claim;
+};
+
+void cmp_init(struct cmp *c, double threshold);
+void cmp_release(struct cmp *c);
+
+/* direction of a metric from its unit: times are lower-better, rates higher */
+enum better unit_better(const char *unit);
+
+/* add one run's result.json (borrowed) to side 0 (stock) or 1 (patched) */
+int cmp_add_result(struct cmp *c, int side, json_t *result);
+/* add plain samples, one per run */
+int cmp_add_values(struct cmp *c, int side, const char *metric, const char *unit,
+		   enum better better, const double *v, size_t n);
+/* take the claim of a job (the "claim" object of a job's json, borrowed) */
+void cmp_set_claim(struct cmp *c, const char *metric, const char *better, const char *stock,
+		   const char *patched, const char *change, const char *source, const char *note);
+/* statistics, Holm across the metrics with verdicts, claim check */
+void cmp_compute(struct cmp *c);
+/* the metrics part of comparison.json (new reference) */
+json_t *cmp_json(const struct cmp *c);
+/* the verdict table, lkp ncompare style, fitting 100 columns */
+void cmp_print(const struct cmp *c, const char *label_a, const char *label_b);
+/* Lehr's rule: runs a side to detect a shift @delta at 80 % power, alpha 0.05 */
+int runs_needed(double cv, double delta);
+
+/* read numbers, one a line ('#' comments), into a malloc'd array */
+int read_samples_file(const char *path, double **v, size_t *n);
+/* every result.json at DIR, DIR/<x>/ or DIR/<x>/<y>/ (new reference: array) */
+json_t *load_results(const char *dir);
+
+#endif
