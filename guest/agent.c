@@ -33,6 +33,7 @@ struct agent_job {
 	char fs[32];
 	char dev[64];
 	char mount_opts[256];
+	char input[64];
 	uint64_t seed;
 	struct wl_ctx ctx;
 	const struct workload *wl;
@@ -73,6 +74,7 @@ static void mount_api_fs(void)
 	mkdir("/proc", 0555);
 	mkdir("/sys", 0555);
 	mkdir("/dev", 0755);
+	mkdir("/tmp", 01777);
 	if (mount("proc", "/proc", "proc", 0, NULL) < 0)
 		say("mount /proc: %s", strerror(errno));
 	if (mount("sysfs", "/sys", "sysfs", 0, NULL) < 0)
@@ -202,6 +204,8 @@ static int read_job(struct agent_job *job)
 			snprintf(job->dev, sizeof(job->dev), "%s", val);
 		} else if (!strcmp(key, "mount_opts")) {
 			snprintf(job->mount_opts, sizeof(job->mount_opts), "%s", val);
+		} else if (!strcmp(key, "input")) {
+			snprintf(job->input, sizeof(job->input), "%s", val);
 		} else if (!strcmp(key, "seed")) {
 			job->seed = strtoull(val, NULL, 0);
 		} else if (!strncmp(key, "param.", 6) && job->wl) {
@@ -247,7 +251,10 @@ static int run_job(struct agent_job *job)
 	ctx->dev = job->dev;
 	ctx->fs = job->fs;
 	ctx->mount_opts = job->mount_opts;
+	ctx->input = job->input;
 	ctx->seed = job->seed;
+	if (job->input[0] && wait_for(job->input, 5000) < 0)
+		return rec_error("input", errno, "no input device '%s'", job->input);
 	if (job->fs[0] && strcmp(job->fs, "none")) {
 		mkdir(MNT, 0755);
 		if (wait_for(job->dev, 5000) < 0)

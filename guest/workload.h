@@ -28,18 +28,40 @@ struct wl_ctx {
 	const char *dev;		/* the scratch block device */
 	const char *fs;			/* fs type it is mounted with */
 	const char *mount_opts;
+	const char *input;		/* read-only input disk (WL_INPUT_*), or "" */
 	uint64_t seed;
 	uint64_t val[WL_MAX_PARAMS];	/* parameter values, in table order */
 	void *priv;			/* the workload's own state */
+};
+
+/* the scratch disk a job asks for, as the harness's check hook sees it */
+struct wl_disk {
+	const char *fs;			/* ext2 ext3 ext4 xfs none */
+	uint64_t blocksize;		/* fs block size */
+	uint64_t size;			/* bytes of the scratch image */
+	long page_size;			/* the guest kernel's page size */
+};
+
+/* what the harness attaches as the second disk (/dev/vdb) */
+enum wl_input {
+	WL_INPUT_NONE,
+	WL_INPUT_TARBALL,	/* a ustar stream made from params files, dirs, bytes, scale */
 };
 
 struct workload {
 	const char *name;
 	const char *help;
 	const struct wl_param *params;	/* terminated by a { NULL } entry */
+	/*
+	 * Optional, run by the harness before any image is made: 0, or -1 with
+	 * a reason in @why (e.g. "file_size 4G does not fit the 2G disk").
+	 */
+	int (*check)(const uint64_t *val, const struct wl_disk *disk, char *why, size_t len);
 	int (*setup)(struct wl_ctx *ctx);	/* optional */
 	int (*run)(struct wl_ctx *ctx);
 	void (*teardown)(struct wl_ctx *ctx);	/* optional */
+	enum wl_input input;
+	const char *tool;	/* host-built static tool put in /kpair/tools/<tool>, or NULL */
 };
 
 #define WORKLOAD(n) extern const struct workload wl_##n;
@@ -68,4 +90,42 @@ double wl_now(void);			/* CLOCK_MONOTONIC, seconds */
 int wl_drop_caches(void);		/* sync, then drop page cache, dentries and inodes */
 int wl_write_full(int fd, const void *buf, size_t len);
 int wl_read_full(int fd, void *buf, size_t len);
+
+/*
+ * Scaling: every published workload has a `scale` parameter in permille
+ * (1000 = the published recipe, 50 = 5 %). Sizes and op counts are multiplied
+ * by scale/1000, rounded down to a multiple of @align, and kept >= @min.
+ * The harness uses the same function, so both sides agree on what ran.
+ */
+#define WL_SCALE_PARAM { "scale", UNIT_COUNT, "1000", 1, 1000, \
+	"permille of the published sizes and counts (1000 = full recipe, 50 = 5 %)" }
+uint64_t wl_scaled(uint64_t v, uint64_t permille, uint64_t align, uint64_t min);
+
+/* bytes of file data a fresh @disk holds, roughly (metadata, journal, log) */
+uint64_t wl_disk_usable(const struct wl_disk *disk);
+/* 0 when @bytes fit on @disk; else -1 with a reason naming @what */
+int wl_check_fits(const char *what, uint64_t bytes, const struct wl_disk *disk,
+		  char *why, size_t len);
+
+/* a seeded generator (splitmix64): the same seed gives the same stream everywhere */
+struct wl_rand {
+	uint64_t s;
+};
+void wl_rand_init(struct wl_rand *r, uint64_t seed, uint64_t stream);
+uint64_t wl_rand_next(struct wl_rand *r);
+uint64_t wl_rand_below(struct wl_rand *r, uint64_t n);	/* uniform in [0, n) */
+double wl_rand_unit(struct wl_rand *r);			/* uniform in [0, 1) */
+
+/*
+ * Latency summary of @n values in microseconds (sorted in place), as samples
+ * <prefix>_p50_us, _p90_us, _p99_us, _max_us, _min_us, _mean_us and a log2
+ * histogram <prefix>_hist_le_<2^k>us for k = 0..WL_HIST_MAX_LOG2 plus
+ * <prefix>_hist_gt_<2^max>us. Every bucket is sent, empty or not: the
+ * bucket counts add up to @n.
+ */
+#define WL_HIST_MAX_LOG2 24	/* 2^24 us = 16.8 s */
+int wl_lat_report(const char *prefix, double *us, size_t n);
+
+/* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
+int wl_remount(const struct wl_ctx *ctx);
 #endif
