@@ -25,6 +25,7 @@ quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 HARNESS := config kernel image boot channel samples stats compare html ab report run spawn util main
+HARNESS += tarball
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 

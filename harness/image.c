@@ -252,6 +252,13 @@ int initramfs_write(const char *path, const struct initramfs_spec *spec)
 	if (ar_add(a, path, "kpair/modules", S_IFREG | 0644, list, strlen(list), 0) < 0 ||
 	    ar_add(a, path, "kpair/job", S_IFREG | 0644, spec->job_text, strlen(spec->job_text), 0) < 0)
 		goto out_close;
+	for (i = 0; i < (size_t)spec->nextra; i++) {
+		const struct initramfs_file *f = &spec->extra[i];
+
+		if (!f->src ? ar_add(a, path, f->dst, S_IFDIR | (f->mode & 07777), NULL, 0, 0) < 0 :
+		    ar_add_file(a, path, f->dst, f->src, f->mode & 07777) < 0)
+			goto out_close;
+	}
 	ret = 0;
 out_close:
 	if (archive_write_close(a) != ARCHIVE_OK && !ret)
@@ -312,7 +319,7 @@ char **mkfs_argv(const char *fs, uint64_t blocksize, const char *extra, const ch
 }
 
 /* cache=none needs O_DIRECT from the host fs; tmpfs, for one, refuses it */
-static const char *cache_mode(const char *path)
+const char *disk_cache_mode(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 
@@ -347,7 +354,7 @@ int disk_create(struct disk *d, const char *path, uint64_t size, const char *fs,
 	d->path = xstrdup(path);
 	if (!strcmp(fs, "none")) {
 		d->mkfs_cmd = xstrdup("");
-		d->cache = cache_mode(path);
+		d->cache = disk_cache_mode(path);
 		return 0;
 	}
 	argv = mkfs_argv(fs, blocksize, mkfs_options, path);
@@ -360,7 +367,7 @@ int disk_create(struct disk *d, const char *path, uint64_t size, const char *fs,
 		error("mkfs failed (exit %d): %s: %s", r.exit_code, d->mkfs_cmd, r.err);
 		goto out_remove;
 	}
-	d->cache = cache_mode(path);
+	d->cache = disk_cache_mode(path);
 	ret = 0;
 	goto out;
 out_remove:
@@ -375,5 +382,44 @@ int disk_remove(struct disk *d)
 {
 	if (d->path && unlink(d->path) < 0 && errno != ENOENT)
 		return error("cannot remove '%s': %s", d->path, strerror(errno));
+	return 0;
+}
+
+/* major * 1000 + minor of a release such as "6.1.0-57-amd64"; 0 when unreadable */
+static unsigned release_version(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (!release || sscanf(release, "%u.%u", &major, &minor) != 2)
+		return 0;
+	return major * 1000 + minor;
+}
+
+int disk_check(const char *fs, uint64_t blocksize, uint64_t size, const char *mkfs_options,
+	       const char *release, long page_size, char *why, size_t len)
+{
+	int xfs = !strcmp(fs, "xfs");
+
+	if (!strcmp(fs, "none"))
+		return 0;
+	if (xfs && blocksize < 1024 && !strstr(mkfs_options, "crc=0")) {
+		snprintf(why, len, "blocksize %llu: mkfs.xfs refuses blocks under 1024 bytes on a "
+			 "v5 (CRC) filesystem (use 1024 or more, or mkfs_options = -m crc=0)",
+			 (unsigned long long)blocksize);
+		return -1;
+	}
+	if (xfs && size < 300000000ULL) {
+		snprintf(why, len, "size %llu: mkfs.xfs refuses filesystems smaller than 300 MB",
+			 (unsigned long long)size);
+		return -1;
+	}
+	/* xfs mounts blocks larger than a page from 6.12 on; ext2/3/4 here never */
+	if (page_size > 0 && blocksize > (uint64_t)page_size &&
+	    !(xfs && release_version(release) >= 6012)) {
+		snprintf(why, len, "blocksize %llu: kernel %s has %ld-byte pages and cannot mount "
+			 "%s with blocks larger than a page", (unsigned long long)blocksize,
+			 release ? release : "?", page_size, fs);
+		return -1;
+	}
 	return 0;
 }

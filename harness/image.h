@@ -26,12 +26,23 @@ void modlist_release(struct modlist *m);
 int modules_resolve(const char *dep_text, const char *builtin_text,
 		    const char *const *names, int nnames, struct modlist *out);
 
+/* one more entry in the initramfs: a host file, or a directory when src is NULL */
+struct initramfs_file {
+	const char *src;		/* host path; NULL: a directory */
+	const char *dst;		/* path in the archive, no leading '/' */
+	unsigned mode;			/* permission bits */
+};
+
+#define INITRAMFS_EXTRA_MAX 8
+
 struct initramfs_spec {
 	const char *agent;		/* static agent binary, becomes /init */
 	const char *moddir;		/* lib/modules/<release> or NULL */
 	const struct modlist *mods;
 	const char *job_text;		/* becomes /kpair/job */
 	int gzip;			/* compress the archive */
+	struct initramfs_file extra[INITRAMFS_EXTRA_MAX];	/* e.g. kpair/tools/fio */
+	int nextra;			/* written after everything else, in order */
 };
 
 /* write a newc cpio archive to @path */
@@ -52,5 +63,15 @@ void free_argv(char **argv);
 int disk_create(struct disk *d, const char *path, uint64_t size, const char *fs,
 		uint64_t blocksize, const char *mkfs_options);
 int disk_remove(struct disk *d);
+/* "none", or "writeback" (with a warning) where the host fs refuses O_DIRECT */
+const char *disk_cache_mode(const char *path);
+
+/*
+ * Would mkfs make, and would kernel @release with @page_size pages mount, an
+ * @fs disk of @size bytes with @blocksize blocks? 0, or -1 with a reason in @why.
+ * Run before any image is made.
+ */
+int disk_check(const char *fs, uint64_t blocksize, uint64_t size, const char *mkfs_options,
+	       const char *release, long page_size, char *why, size_t len);
 
 #endif

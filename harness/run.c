@@ -13,14 +13,16 @@
 #include "report.h"
 #include "run.h"
 #include "samples.h"
+#include "spawn.h"
+#include "tarball.h"
 #include "util.h"
 
 /* the text of /kpair/job: what the agent needs, one key=value a line */
-static char *guest_job_text(const struct job *job)
+static char *guest_job_text(const struct job *job, int input)
 {
-	char *t = xasprintf("workload=%s\nfs=%s\ndev=/dev/vda\nmount_opts=%s\nseed=%llu\n",
+	char *t = xasprintf("workload=%s\nfs=%s\ndev=/dev/vda\nmount_opts=%s\nseed=%llu\n%s",
 			    job->workload, job->fs, job->mount_options,
-			    (unsigned long long)job->seed);
+			    (unsigned long long)job->seed, input ? "input=/dev/vdb\n" : "");
 	int i;
 
 	for (i = 0; job->wl->params[i].name; i++) {
@@ -66,6 +68,87 @@ out:
 	return ret;
 }
 
+/* the harness's part of a job check, before anything is made: disk and workload */
+static int check_job(const struct job *job, const struct kernel *k)
+{
+	struct wl_disk d = { job->fs, job->blocksize, job->disk_size, k->page_size };
+	char why[512];
+
+	if (disk_check(job->fs, job->blocksize, job->disk_size, job->mkfs_options, k->release,
+		       k->page_size, why, sizeof(why)) < 0)
+		return error("%s: disk: %s", job->file, why);
+	if (job->wl->check && job->wl->check(job->pval, &d, why, sizeof(why)) < 0)
+		return error("%s: params: workload %s: %s", job->file, job->wl->name, why);
+	return 0;
+}
+
+static uint64_t pval(const struct job *job, const char *name)
+{
+	int i = workload_param_index(job->wl, name);
+
+	return i < 0 ? 0 : job->pval[i];
+}
+
+/* tar-extract's input: the cached tarball of the job's shape, its manifest in @dir */
+static int input_tarball(const struct job *job, const char *dir, struct tarball *tb)
+{
+	uint64_t scale = pval(job, "scale");
+	struct tar_shape s = {
+		.seed = job->seed,
+		.files = wl_scaled(pval(job, "files"), scale, 1, 1),
+		.dirs = wl_scaled(pval(job, "dirs"), scale, 1, 1),
+		.bytes = wl_scaled(pval(job, "bytes"), scale, 1, 0),
+	};
+	char *copy;
+	int ret;
+
+	if (tarball_get(&s, tb) < 0)
+		return -1;
+	copy = xasprintf("%s/input.json", dir);
+	ret = copy_file(tb->manifest, copy);
+	free(copy);
+	return ret;
+}
+
+/*
+ * images/tools/<tool>-<arch>/<tool>, built by scripts/build-<tool> <arch>
+ * (spawned by argv) when missing; its tool.json is copied into @dir.
+ */
+static char *tool_path(const char *tool, const char *arch, const char *dir)
+{
+	char *tdir = xasprintf("%s/images/tools/%s-%s", kpair_root(), tool, arch);
+	char *bin = xasprintf("%s/%s", tdir, tool), *json = xasprintf("%s/tool.json", tdir);
+	char *script = xasprintf("%s/scripts/build-%s", kpair_root(), tool), *copy = NULL;
+	const char *argv[] = { script, arch, NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+
+	if (!path_exists(bin) || !path_exists(json)) {
+		info("run: %s for %s is not built; running %s %s", tool, arch, script, arch);
+		if (spawn_run(argv, 1800000, &r) < 0 || r.exit_code) {
+			error("%s %s failed (exit %d): %s", script, arch, r.exit_code, r.err);
+			goto out_fail;
+		}
+	}
+	if (!path_exists(bin) || !path_exists(json)) {
+		error("%s %s made no '%s'", script, arch, bin);
+		goto out_fail;
+	}
+	copy = xasprintf("%s/tool-%s.json", dir, tool);
+	if (copy_file(json, copy) < 0)
+		goto out_fail;
+	goto out;
+out_fail:
+	free(bin);
+	bin = NULL;
+out:
+	spawn_result_release(&r);
+	free(copy);
+	free(script);
+	free(json);
+	free(tdir);
+	return bin;
+}
+
 static char *make_run_id(const struct job *job)
 {
 	char stamp[32];
@@ -90,9 +173,11 @@ int run_one(const struct run_opts *o)
 	struct run_info ri = { 0 };
 	struct initramfs_spec is = { 0 };
 	struct vm_spec spec = { 0 };
+	struct tarball tb;
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
-	char setup_err[512] = "", *pvh = NULL;
+	char setup_err[512] = "", *pvh = NULL, *tool = NULL;
+	char *tool_dst = NULL;
 	struct stat st;
 	double t0 = mono_now();
 	int ret = -1;
@@ -103,6 +188,7 @@ int run_one(const struct run_opts *o)
 	modlist_init(&mods);
 	disk_init(&disk);
 	vm_result_init(&vm);
+	tarball_init(&tb);
 	memset(&samples, 0, sizeof(samples));
 	samples.fd = -1;
 	started = utc_stamp();
@@ -121,6 +207,8 @@ int run_one(const struct run_opts *o)
 		      target.name, target.arch);
 		goto out;
 	}
+	if (check_job(&job, &kernel) < 0)
+		goto out;
 	agent = xasprintf("%s/%s", kpair_root(), target.agent);
 	if (!path_exists(agent)) {
 		error("guest agent '%s' is missing (run make)", agent);
@@ -155,7 +243,21 @@ int run_one(const struct run_opts *o)
 		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s", kernel.id);
 		goto out_report;
 	}
-	jobtext = guest_job_text(&job);
+	if (job.wl->input == WL_INPUT_TARBALL && input_tarball(&job, dir, &tb) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "cannot make the input tarball");
+		goto out_report;
+	}
+	if (job.wl->tool && !(tool = tool_path(job.wl->tool, target.arch, dir))) {
+		snprintf(setup_err, sizeof(setup_err), "cannot build %s for %s", job.wl->tool,
+			 target.arch);
+		goto out_report;
+	}
+	if (tool) {	/* the guest runs it as /kpair/tools/<tool> */
+		tool_dst = xasprintf("kpair/tools/%s", job.wl->tool);
+		is.extra[is.nextra++] = (struct initramfs_file){ NULL, "kpair/tools", 0755 };
+		is.extra[is.nextra++] = (struct initramfs_file){ tool, tool_dst, 0755 };
+	}
+	jobtext = guest_job_text(&job, tb.path != NULL);
 	initrd = xasprintf("%s/initramfs.cpio%s", dir, o->gzip_initramfs ? ".gz" : "");
 	is.agent = agent;
 	is.moddir = kernel.moddir;
@@ -198,6 +300,12 @@ int run_one(const struct run_opts *o)
 	spec.disks[0].path = disk.path;
 	spec.disks[0].cache = disk.cache;
 	spec.ndisks = 1;
+	if (tb.path) {
+		spec.disks[1].path = tb.path;
+		spec.disks[1].cache = disk_cache_mode(tb.path);
+		spec.disks[1].readonly = 1;
+		spec.ndisks = 2;
+	}
 	spec.console_log = p;
 	{
 		char *qlog = xasprintf("%s/qemu.log", dir);
@@ -231,12 +339,15 @@ out:
 	free((char *)ri.qemu_version);
 	samples_release(&samples);
 	vm_result_release(&vm);
+	tarball_release(&tb);
 	disk_release(&disk);
 	modlist_release(&mods);
 	kernel_release(&kernel);
 	target_release(&target);
 	job_release(&job);
 	free(pvh);
+	free(tool);
+	free(tool_dst);
 	free(started);
 	free(append);
 	free(jobtext);
