@@ -366,8 +366,9 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
 			snprintf(p, sizeof(p), "-");
 		else
 			snprintf(p, sizeof(p), "%.3g", m->c.p_adj);
-		printf("%-22s %-17s %-17s %8s %17s %7s  %s\n", name, sa, sb, ch, ci, p,
-		       verdict_names[m->c.verdict]);
+		/* "±" is two bytes but one column */
+		printf("%-22s %-*s %-*s %8s %17s %7s  %s\n", name, 17 + !!strstr(sa, "±"), sa,
+		       17 + !!strstr(sb, "±"), sb, ch, ci, p, verdict_names[m->c.verdict]);
 	}
 	for (i = 0; i < c->n; i++)
 		if (c->m[i].better != BETTER_NONE && c->m[i].c.verdict == V_INCONCLUSIVE) {

@@ -154,7 +154,7 @@ out:
 
 static const char *plot_head =
 	"set terminal svg size 560,320 font 'sans,10' background '#ffffff'\n"
-	"set grid\nset key outside top center horizontal\n";
+	"set termoption noenhanced\nset grid\nset key outside top center horizontal\n";
 
 static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *order,
 			struct sbuf *html)

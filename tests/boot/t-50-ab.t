@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A/B engine with real guests: a large real effect is flagged with the right sign, an A/A
+# calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
+. "$(dirname "$0")/lib.sh"
+need_kernel
+plan 18
+job="$ROOT/configs/jobs/smoke.job"
+ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
+
+# patched writes and reads eight times as much: both times must come out regressed
+ab ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 6 --seed 7 --set params.size=4M \
+	--patched-set params.size=32M -o "$WORK/big"
+is $? 1 "ab with a regression exits 1"
+c="$WORK/big/comparison.json"
+is "$(jqr "$c" .metrics.write_s.verdict)" regressed "write_s: regressed"
+is "$(jqr "$c" .metrics.read_s.verdict)" regressed "read_s: regressed"
+jqt "$c" '.metrics.write_s.ratio_ci_low > 1.5 and .metrics.write_s.n_a == 6 and .metrics.write_s.n_b == 6'
+ok $? "write_s ratio CI well above 1, 6 runs a side"
+jqt "$c" '[.order[].side] | (map(select(. == "stock")) | length) == 6 and length == 12'
+ok $? "order recorded: 12 runs, 6 a side"
+jqt "$c" '.metrics.write_s | has("n_a") and has("median_b") and has("ratio_ci_high") and has("p_mannwhitney") and has("p_welch") and has("p_adjusted")'
+ok $? "comparison.json carries the documented field names"
+grep -q "^write_s (s) .*regressed" "$WORK/ab.out"
+ok $? "terminal table shows the verdict"
+[ -f "$WORK/big/report.html" ] && [ "$(grep -c '<h2 class="metric">' "$WORK/big/report.html")" = 2 ] &&
+	[ "$(grep -c '<svg' "$WORK/big/report.html")" = 4 ]
+ok $? "report.html: two metrics, two inline SVG plots each"
+# the page renders in headless Chromium, plots and all
+chromium_dom() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$WORK/chromium" "$@" 2>/dev/null
+}
+chromium_dom --dump-dom "file://$WORK/big/report.html" >"$WORK/dom.html"
+[ "$(grep -o '<svg' "$WORK/dom.html" | wc -l)" = 4 ] && grep -q 'regressed' "$WORK/dom.html"
+ok $? "report.html renders in headless Chromium with 4 plots and the verdicts"
+chromium_dom --window-size=1200,1600 --screenshot="$WORK/report.png" "file://$WORK/big/report.html" >/dev/null
+[ "$(stat -c %s "$WORK/report.png" 2>/dev/null || echo 0)" -gt 20000 ]
+ok $? "and a screenshot of it is not blank"
+
+# A/A: the same kernel and settings on both sides must not be called a change
+ab calibrate "$job" --kernel "$KERNEL" -n 4 --set params.size=8M -o "$WORK/aa"
+is $? 0 "calibrate exits 0"
+jqt "$WORK/aa/comparison.json" '[.metrics[] | select(.better != "none") | .verdict] | all(. == "no-change" or . == "inconclusive")'
+ok $? "A/A: no improved or regressed verdict"
+grep -q "runs for 5%" "$WORK/ab.out"
+ok $? "calibrate prints the CV and the runs needed"
+
+# kill the harness in the middle of an A/B, then resume it
+"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 3 --seed 7 --set params.size=8M \
+	-o "$WORK/res" >"$WORK/res.out" 2>&1 &
+pid=$!
+for i in $(seq 1 600); do
+	ls "$WORK"/res/runs/002-*/result.json >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 1
+kill -9 $pid || sed "s/^/#   /" "$WORK/res.out"
+wait $pid 2>/dev/null
+pkill -9 -f "qemu-system.*-name res" 2>/dev/null
+n_before=$(ls "$WORK"/res/runs/*/result.json | wc -l)
+[ "$n_before" -ge 3 ] && [ "$n_before" -lt 6 ]
+ok $? "killed after $n_before of 6 runs"
+"$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
+is $? 0 "resume finishes the A/B"
+c="$WORK/res/comparison.json"
+jqt "$c" '.metrics.write_s.n_a == 3 and .metrics.write_s.n_b == 3'
+ok $? "three runs a side after resume: none lost, none doubled"
+# the first six sides of the seed-7 plan are those of the big A/B above
+is "$(jq -r '[.order[] | select(.status == "ok") | .side] | join(",")' "$c")" \
+	"$(jq -r '[.order[:6][] | .side] | join(",")' "$WORK/big/comparison.json")" \
+	"run order continues as planned"
+total=$(cat "$WORK"/res/runs/[0-9][0-9][0-9]-stock/samples.jsonl "$WORK"/res/runs/[0-9][0-9][0-9]-patched/samples.jsonl | grep -c '"type":"sample"')
+is "$total" 24 "samples on disk: 6 runs x 4, no duplicates"
+done_testing
