@@ -1,7 +1,7 @@
 # kpair - kernel A/B regression harness.
 #   make          harness/kpair and the static guest agent(s)
 #   make check    every test: unit (cmocka), golden, and boot tests with real QEMU guests
-#   make demo     install what is missing, fetch a kernel, run the smoke job
+#   make demo     install what is missing, fetch two kernels, A/B them
 #   make bench    speed figures, as ratios from one run
 # V=1 shows the commands; SANITIZE=address,undefined builds the host code with sanitizers.
 
@@ -18,6 +18,10 @@ HOST_LIBS = $(SANFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 GUEST_CFLAGS = -O2 -g0 $(WARN) $(DEFS) -static
 
 KERNEL ?= 6.1.0-57-amd64
+# make demo: an A/B of the oldest and the newest Debian 6.1 ABI the registry offers
+DEMO_STOCK ?= 6.1.0-47-amd64
+DEMO_JOB ?= configs/jobs/smoke.job
+DEMO_RUNS ?= 6
 
 ifneq ($(V),1)
 Q = @
@@ -90,7 +94,9 @@ unit-bins: $(UNIT_BINS)
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)harness/kpair run configs/jobs/smoke.job --kernel $(KERNEL)
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=$(DEMO_STOCK)
+	$(Q)harness/kpair ab $(DEMO_JOB) --stock $(DEMO_STOCK) --patched $(KERNEL) -n $(DEMO_RUNS) \
+		$(DEMO_SETS) -o results/demo-$$(date +%Y%m%d-%H%M%S) || [ $$? -eq 1 ]	# 1: a regression found
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all kernel
