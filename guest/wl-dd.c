@@ -94,7 +94,7 @@ static int dd_run(struct wl_ctx *ctx)
 	out = -1;
 	t1 = wl_now();
 	rec_sample("dd_bytes", "B", (double)bytes);
-	rec_sample("dd_blocks", "ops", (double)blocks);
+	rec_sample("dd_blocks", "ops", (double)i);
 	rec_sample("dd_s", "s", t1 - t0);
 	rec_sample("dd_MBps", "MB/s", bytes / 1e6 / (t1 - t0));
 	if (ctx->val[P_FSYNC])

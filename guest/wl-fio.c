@@ -173,11 +173,11 @@ static int native_pass(struct wl_ctx *ctx, int report)
 		ret = rec_sample("warmup_s", "s", t1 - t0);
 		goto out_close;
 	}
-	rec_sample("bw_KiBps", "KiB/s", size / 1024.0 / (t1 - t0));
-	rec_sample("iops", "ops/s", n / (t1 - t0));
+	rec_sample("bw_KiBps", "KiB/s", (double)(i * bs) / 1024.0 / (t1 - t0));
+	rec_sample("iops", "ops/s", i / (t1 - t0));
 	rec_sample("runtime_s", "s", t1 - t0);
-	rec_sample("io_bytes", "B", (double)size);
-	rec_sample("write_ops", "ops", (double)n);
+	rec_sample("io_bytes", "B", (double)(i * bs));
+	rec_sample("write_ops", "ops", (double)i);
 	rec_sample("sync_ops", "ops", (double)nsync);
 	rec_sample("layout_s", "s", tl);
 	if (wl_lat_report("clat", clat, n) < 0 || wl_lat_report("sync_lat", slat, nsync) < 0)

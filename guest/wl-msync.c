@@ -123,7 +123,6 @@ static int msync_run(struct wl_ctx *ctx)
 		goto out_close;
 	}
 	rec_sample("file_bytes", "B", (double)size);
-	rec_sample("dirty_pages", "pages", (double)dirty);
 	for (it = 0; it < ctx->val[P_ITER]; it++) {
 		double t0, dirty_s, msync_s;
 		int r;
@@ -134,6 +133,8 @@ static int msync_run(struct wl_ctx *ctx)
 		for (i = 0; i < dirty; i++)
 			map[i * page] = (char)(it + 1);
 		dirty_s = wl_now() - t0;
+		if (!it)
+			rec_sample("dirty_pages", "pages", (double)i);
 		if (fstat(fd, &s1) < 0)
 			goto out_stat;
 		t0 = wl_now();
