@@ -115,6 +115,8 @@ int rec_sample(const char *metric, const char *unit, double value)
 {
 	struct rbuf r;
 
+	if (value != value || value - value != 0)	/* NaN or infinite: not JSON */
+		return rec_error(metric, EDOM, "metric %s is not a finite number", metric);
 	rb_begin(&r, "sample");
 	rb_put(&r, ",\"metric\":");
 	rb_str(&r, metric);

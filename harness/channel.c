@@ -151,12 +151,14 @@ static int ch_record(struct channel *ch, const char *line, size_t len)
 		json_decref(rec);
 		return ch_fail(ch, "second hello record");
 	}
-	if (type == REC_DONE &&
-	    (uint64_t)json_integer_value(json_object_get(rec, "samples")) != ch->samples) {
-		json_decref(rec);
-		return ch_fail(ch, "done says %lld samples, %llu arrived",
-			       (long long)json_integer_value(json_object_get(rec, "samples")),
-			       (unsigned long long)ch->samples);
+	if (type == REC_DONE) {
+		json_int_t said = json_integer_value(json_object_get(rec, "samples"));
+
+		if ((uint64_t)said != ch->samples) {
+			json_decref(rec);
+			return ch_fail(ch, "done says %lld samples, %llu arrived", (long long)said,
+				       (unsigned long long)ch->samples);
+		}
 	}
 	ch->next_seq++;
 	if (type == REC_HELLO)

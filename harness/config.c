@@ -64,6 +64,7 @@ struct parse_ctx {
 	FILE *f;
 	unsigned line;
 	int long_line;
+	unsigned long_line_at;	/* last too-long line already reported */
 	const struct opt *tab;
 	void *obj;
 	unsigned char *seen;
@@ -205,12 +206,18 @@ static char *reader(char *str, int num, void *stream)
 	n = strlen(str);
 	c->long_line = n == (size_t)num - 1 && str[n - 1] != '\n' && !feof(c->f);
 	if (c->long_line) {	/* swallow the rest; the handler reports it */
+		const char *p = str + strspn(str, " \t");
 		int ch;
 
 		while ((ch = fgetc(c->f)) != EOF && ch != '\n')
 			;
-		if (!strchr(str, '=') && str[0] != '[')
+		if (*p == ';' || *p == '#') {
+			c->long_line = 0;	/* a long comment is still a comment */
+			str[0] = '\0';
+		} else if (!strchr(str, '=') && str[0] != '[') {
 			cfg_error(c, NULL, NULL, "line too long");
+			c->long_line_at = c->line;
+		}
 	}
 	return r;
 }
@@ -220,13 +227,15 @@ static int parse_file(struct parse_ctx *c, const char *path)
 	int r;
 
 	c->f = fopen(path, "r");
-	if (!c->f)
+	if (!c->f) {
+		c->errors++;
 		return error("cannot open '%s': %s", path, strerror(errno));
+	}
 	ini_allow_multiline = false;
 	ini_max_line = 1024;
 	r = ini_parse_stream(reader, c, handler, c);
 	fclose(c->f);
-	if (r > 0 && !c->errors) {
+	if (r > 0 && (unsigned)r != c->long_line_at) {
 		c->line = r;
 		cfg_error(c, NULL, NULL, "syntax error (expected [section] or key = value)");
 	}
@@ -326,8 +335,8 @@ static int job_check_params(struct job *job)
 
 		if (k < 0) {
 			errors++;
-			error("%s:%u: params.%s: workload '%s' has no such parameter", job->file,
-			      p->line, p->key, job->wl->name);
+			error("%s:%u: params.%s: workload '%s' has no such parameter",
+			      p->line ? job->file : "--set", p->line, p->key, job->wl->name);
 			continue;
 		}
 		if (wl_param_check(&job->wl->params[k], p->value, &job->pval[k], &why) < 0) {
