@@ -90,6 +90,10 @@ static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct ar
 		add(a, "-cpu");
 		add(a, "%s", t->cpu);
 	}
+	if (s->icount) {
+		add(a, "-icount");
+		add(a, "%s", s->icount);
+	}
 	add(a, "-m");
 	add(a, "%lluM", (unsigned long long)(s->memory >> 20));
 	add(a, "-smp");
@@ -286,7 +290,7 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	ch->cb = chain_cb;
 	ch->user = &chain;
 	res->t_start = mono_now();
-	if (spawn_start((const char *const *)a.v, log_fd, keep, &pid) < 0)
+	if (spawn_start_on((const char *const *)a.v, log_fd, keep, s->cpu, &pid) < 0)
 		goto out_close;
 	close(con[1]);
 	close(rsp[1]);

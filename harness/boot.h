@@ -53,6 +53,8 @@ struct vm_spec {
 	const char *console_log;	/* file the console is copied to */
 	const char *qemu_log;		/* QEMU's own stdout/stderr */
 	double boot_timeout, workload_timeout;	/* seconds */
+	const char *icount;	/* -icount value, or NULL (wallclock) */
+	int cpu;		/* host CPU QEMU is bound to, or -1 */
 	/* optional: told "workload" at hello and "poweroff" at done */
 	void (*on_phase)(void *user, const char *phase);
 	void *phase_user;

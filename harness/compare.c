@@ -267,6 +267,18 @@ static json_t *summary_json(const struct summary *s)
 			 "p99", jreal(s->p99));
 }
 
+static json_t *outliers_json(const double *v, size_t n)
+{
+	size_t *idx = xcalloc(n ? n : 1, sizeof(size_t)), k, i;
+	json_t *a = json_array();
+
+	k = mad_outliers(v, n, idx);
+	for (i = 0; i < k; i++)
+		json_array_append_new(a, json_integer((json_int_t)idx[i]));
+	free(idx);
+	return a;
+}
+
 static json_t *values_json(const double *v, size_t n)
 {
 	json_t *a = json_array();
@@ -304,6 +316,9 @@ json_t *cmp_json(const struct cmp *c)
 			"values_a", values_json(m->a, m->na), "values_b", values_json(m->b, m->nb),
 			"raw_a", m->all_a, "raw_b", m->all_b);
 
+		/* positions in values_a / values_b, flagged by MAD, kept in every statistic */
+		json_object_set_new(j, "outliers_a", outliers_json(m->a, m->na));
+		json_object_set_new(j, "outliers_b", outliers_json(m->b, m->nb));
 		json_object_set_new(metrics, m->name, j);
 	}
 	out = json_pack("{s:o, s:f, s:f, s:i, s:i, s:i}", "metrics", metrics,

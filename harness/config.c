@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "util.h"
@@ -13,6 +14,10 @@
 
 static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
+static const char *const mode_choices[] = { "wallclock", "icount", NULL };
+static const char *const backing_choices[] = { "file", "tmpfs", NULL };
+static const char *const cache_choices[] = { "auto", "none", "writeback", "writethrough",
+					     "directsync", "unsafe", NULL };
 static const char *const direction_choices[] = { "lower", "higher", NULL };
 static const char *const boot_choices[] = { "pvh", "image", NULL };
 
@@ -26,11 +31,15 @@ const struct opt job_opts[] = {
 	{ "job", "cmdline", OPT_STR, JOFF(cmdline), "", 0, 0, NULL, "extra kernel command line" },
 	{ "job", "target", OPT_STR, JOFF(target), "x86_64", 0, 0, NULL, "configs/targets/<target>.target" },
 	{ "job", "accel", OPT_ENUM, JOFF(accel), "auto", 0, 0, accel_choices, "auto probes KVM, else TCG" },
+	{ "job", "mode", OPT_ENUM, JOFF(mode), "wallclock", 0, 0, mode_choices, "wallclock: real time; icount: guest time counts instructions (-icount shift=0,sleep=off)" },
+	{ "job", "pin", OPT_STR, JOFF(pin), "none", 0, 0, NULL, "bind QEMU to one host CPU: none, auto (the last CPU) or a CPU number" },
 	{ "job", "seed", OPT_COUNT, JOFF(seed), "1", 0, UINT64_MAX, NULL, "seed for the workload's random choices" },
 	{ "disk", "fs", OPT_ENUM, JOFF(fs), "ext4", 0, 0, fs_choices, "scratch filesystem, made on the host" },
 	{ "disk", "blocksize", OPT_SIZE, JOFF(blocksize), "4096", 512, 65536, NULL, "fs block size" },
 	{ "disk", "size", OPT_SIZE, JOFF(disk_size), "2G", 16ULL << 20, 4ULL << 40, NULL, "scratch disk size (sparse)" },
 	{ "disk", "mkfs_options", OPT_STR, JOFF(mkfs_options), "", 0, 0, NULL, "extra mkfs arguments, split on spaces" },
+	{ "disk", "backing", OPT_ENUM, JOFF(backing), "file", 0, 0, backing_choices, "where the scratch image lives: file (the run directory) or tmpfs (/dev/shm)" },
+	{ "disk", "cache", OPT_ENUM, JOFF(cache), "auto", 0, 0, cache_choices, "QEMU cache mode; auto: none where O_DIRECT works, else writeback" },
 	{ "disk", "mount_options", OPT_STR, JOFF(mount_options), "", 0, 0, NULL, "mount data string in the guest" },
 	{ "claim", "source", OPT_STR, JOFF(claim_source), "", 0, 0, NULL, "where the published figures come from" },
 	{ "claim", "metric", OPT_STR, JOFF(claim_metric), "", 0, 0, NULL, "the workload metric the claim is about" },
@@ -369,6 +378,21 @@ void job_release(struct job *job)
 	job_init(job);
 }
 
+static int check_pin(const struct job *job)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	char *end;
+	long v;
+
+	if (!strcmp(job->pin, "none") || !strcmp(job->pin, "auto"))
+		return 0;
+	v = strtol(job->pin, &end, 10);
+	if (end == job->pin || *end || v < 0 || v >= n)
+		return error("%s: job.pin: '%s': none, auto or a CPU number below %ld", job->file,
+			     job->pin, n);
+	return 0;
+}
+
 int job_load(struct job *job, const char *path, char *const *sets, int nset)
 {
 	struct parse_ctx c = { .file = path, .tab = job_opts, .obj = job, .seen = job->seen, .job = job };
@@ -384,7 +408,7 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	apply_defaults(&c);
 	if (c.errors)
 		return -1;
-	if (job_check_params(job) < 0)
+	if (job_check_params(job) < 0 || check_pin(job) < 0)
 		return -1;
 	if (strcmp(job->fs, "xfs") && strcmp(job->fs, "none") &&
 	    job->blocksize != 1024 && job->blocksize != 2048 && job->blocksize != 4096 &&
@@ -395,6 +419,17 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 		return error("%s: disk.blocksize: %llu: not a power of two", path,
 			     (unsigned long long)job->blocksize);
 	return 0;
+}
+
+int job_pin_cpu(const struct job *job)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!strcmp(job->pin, "none"))
+		return -1;
+	if (!strcmp(job->pin, "auto"))
+		return n > 1 ? (int)n - 1 : 0;
+	return atoi(job->pin);
 }
 
 const char *job_fs_module(const struct job *job)

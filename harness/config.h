@@ -32,10 +32,10 @@ struct job_param {
 struct job {
 	char *file;
 	/* [job] */
-	char *name, *workload, *cmdline, *target, *accel;
+	char *name, *workload, *cmdline, *target, *accel, *mode, *pin;
 	uint64_t timeout_ms, boot_timeout_ms, memory, cpus, seed;
 	/* [disk] */
-	char *fs, *mkfs_options, *mount_options;
+	char *fs, *mkfs_options, *mount_options, *backing, *cache;
 	uint64_t blocksize, disk_size;
 	/* [claim]: the published figures this job reproduces */
 	char *claim_source, *claim_metric, *claim_unit, *claim_direction;
@@ -67,6 +67,8 @@ void job_release(struct job *job);
 int job_load(struct job *job, const char *path, char *const *sets, int nset);
 /* the canonical text of every job key, for the guest and result.json */
 const char *job_fs_module(const struct job *job);
+/* the host CPU job.pin names, or -1 */
+int job_pin_cpu(const struct job *job);
 
 void target_init(struct target *t);
 void target_release(struct target *t);

@@ -231,7 +231,8 @@ static void table(struct sbuf *h, json_t *metrics)
 
 	sb_add(h, "<table><tr><th>metric</th><th>unit</th><th>n</th><th>stock median</th>"
 		  "<th>CV</th><th>patched median</th><th>CV</th><th>change</th><th>95%% CI</th>"
-		  "<th>p (MW, Holm)</th><th>p (Welch)</th><th>verdict</th></tr>\n");
+		  "<th>p (MW, Holm)</th><th>p (Welch)</th><th>verdict</th>"
+		  "<th title=\"runs whose modified z-score (MAD) exceeds 3.5: flagged, kept\">outliers</th></tr>\n");
 	json_object_foreach(metrics, name, m) {
 		const char *v = json_string_value(json_object_get(m, "verdict"));
 		double r = json_number_value(json_object_get(m, "ratio"));
@@ -256,7 +257,9 @@ static void table(struct sbuf *h, json_t *metrics)
 		       json_number_value(json_object_get(m, "p_adjusted")),
 		       json_number_value(json_object_get(m, "p_welch")));
 		sb_esc(h, json_string_value(json_object_get(m, "why")));
-		sb_add(h, "\"><b>%s</b></td></tr>\n", v);
+		sb_add(h, "\"><b>%s</b></td><td>%zu / %zu</td></tr>\n", v,
+		       json_array_size(json_object_get(m, "outliers_a")),
+		       json_array_size(json_object_get(m, "outliers_b")));
 	}
 	sb_add(h, "</table>\n");
 }

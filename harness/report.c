@@ -50,15 +50,18 @@ static json_t *job_json(const struct job *job)
 
 	for (i = 0; job->wl && job->wl->params[i].name; i++)
 		json_object_set_new(params, job->wl->params[i].name, json_integer((json_int_t)job->pval[i]));
-	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:I, s:I, s:s, s:I, s:{s:s, s:I, s:I, s:s, s:s}}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:I, s:I, s:s, s:I, s:s, s:s,"
+			 " s:{s:s, s:I, s:I, s:s, s:s, s:s, s:s}}",
 			 "file", job->file, "name", job->name, "workload", job->workload,
 			 "params", params, "timeout_s", job->timeout_ms / 1000.0,
 			 "boot_timeout_s", job->boot_timeout_ms / 1000.0,
 			 "memory", (json_int_t)job->memory, "cpus", (json_int_t)job->cpus,
-			 "cmdline", job->cmdline, "seed", (json_int_t)job->seed, "disk",
+			 "cmdline", job->cmdline, "seed", (json_int_t)job->seed,
+			 "mode", job->mode, "pin", job->pin, "disk",
 			 "fs", job->fs, "blocksize", (json_int_t)job->blocksize,
 			 "size", (json_int_t)job->disk_size, "mkfs_options", job->mkfs_options,
-			 "mount_options", job->mount_options);
+			 "mount_options", job->mount_options, "backing", job->backing,
+			 "cache", job->cache);
 }
 
 json_t *result_json(const struct run_info *ri)

@@ -270,7 +270,10 @@ int run_one(const struct run_opts *o)
 	}
 	if (!stat(initrd, &st))
 		ri.initramfs_bytes = st.st_size;
-	img = xasprintf("%s/scratch.img", dir);
+	if (!strcmp(job.backing, "tmpfs"))
+		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
+	else
+		img = xasprintf("%s/scratch.img", dir);
 	if (disk_create(&disk, img, job.disk_size, job.fs, job.blocksize, job.mkfs_options) < 0) {
 		snprintf(setup_err, sizeof(setup_err), "cannot make the %s scratch disk", job.fs);
 		goto out_rm_initrd;
@@ -298,7 +301,11 @@ int run_one(const struct run_opts *o)
 	spec.memory = job.memory;
 	spec.cpus = job.cpus;
 	spec.disks[0].path = disk.path;
+	if (strcmp(job.cache, "auto"))
+		disk.cache = job.cache;
 	spec.disks[0].cache = disk.cache;
+	spec.icount = !strcmp(job.mode, "icount") ? "shift=0,sleep=off" : NULL;
+	spec.cpu = job_pin_cpu(&job);
 	spec.ndisks = 1;
 	if (tb.path) {
 		spec.disks[1].path = tb.path;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,11 @@ int spawn_run_in(const char *const *argv, const char *cwd, int timeout_ms,
 
 int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid)
 {
+	return spawn_start_on(argv, log_fd, keep, -1, pid);
+}
+
+int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu, pid_t *pid)
+{
 	pid_t p = fork();
 
 	if (p < 0)
@@ -234,6 +240,16 @@ int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid
 		dup2(log_fd >= 0 ? log_fd : nul, 2);
 		for (i = 0; keep && keep[i] >= 0; i++)
 			fcntl(keep[i], F_SETFD, 0);
+		if (cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+				dprintf(2, "kpair: cannot bind to CPU %d: %s\n", cpu, strerror(errno));
+				_exit(127);
+			}
+		}
 		child_close_others(keep);
 		child_exec(argv);
 	}

@@ -43,6 +43,8 @@ char *spawn_cmdline(const char *const *argv);
  * group, so a kill reaches its threads and helpers.
  */
 int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid);
+/* the same, bound to host CPU @cpu (all its threads inherit it); -1: unbound */
+int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu, pid_t *pid);
 /* SIGKILL @pid's group and reap it; returns its wait status */
 int spawn_kill(pid_t pid);
 

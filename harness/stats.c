@@ -267,6 +267,28 @@ void holm_adjust(const double *p, size_t m, double *adj)
 	free(idx);
 }
 
+size_t mad_outliers(const double *x, size_t n, size_t *idx)
+{
+	double *dev, med, mad;
+	size_t i, k = 0;
+
+	if (n < 3)
+		return 0;
+	dev = xcalloc(n, sizeof(double));
+	memcpy(dev, x, n * sizeof(double));
+	med = median_of(dev, n);
+	for (i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	mad = median_of(dev, n);
+	free(dev);
+	if (mad == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (0.6745 * fabs(x[i] - med) / mad > 3.5)
+			idx[k++] = i;
+	return k;
+}
+
 void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     struct comparison *c)
 {

@@ -35,6 +35,13 @@ int ratio_ci(const double *a, size_t na, const double *b, size_t nb, double *rat
 /* Holm-Bonferroni adjusted p-values, in place order; NaN entries are left out */
 void holm_adjust(const double *p, size_t m, double *adj);
 
+/*
+ * Robust outliers (Iglewicz and Hoaglin): values whose modified z-score
+ * 0.6745 |x - median| / MAD exceeds 3.5. Their indices go to @idx (room for
+ * n); returns how many. Flagged, never dropped: the statistics keep them.
+ */
+size_t mad_outliers(const double *x, size_t n, size_t *idx);
+
 enum verdict { V_IMPROVED, V_REGRESSED, V_NO_CHANGE, V_INCONCLUSIVE };
 extern const char *const verdict_names[];
 

@@ -226,6 +226,21 @@ static void test_claims(void **state)
 	assert_int_equal(claim_check(1.10, 0.98, 1.30, 0.5), CLAIM_INCONCLUSIVE);
 }
 
+static void test_mad_outliers(void **state)
+{
+	/* median 10.025, MAD 0.075: 14 has a modified z-score of 35.7, 9.9 of 1.1 */
+	static const double x[] = { 10, 10.1, 9.9, 10.05, 9.95, 14 };
+	static const double flat[] = { 3, 3, 3, 3 };
+	size_t idx[6];
+
+	(void)state;
+	assert_int_equal(mad_outliers(x, 6, idx), 1);
+	assert_int_equal(idx[0], 5);
+	assert_int_equal(mad_outliers(x, 5, idx), 0);
+	assert_int_equal(mad_outliers(flat, 4, idx), 0);	/* MAD 0: nothing to scale by */
+	assert_int_equal(mad_outliers(x, 2, idx), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_claims),
+		cmocka_unit_test(test_mad_outliers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
