@@ -92,29 +92,11 @@ static const char *release_arch(const char *release)
 	return NULL;
 }
 
-static int run_checked(const char *const *argv, const char *cwd, int timeout_ms,
-		       struct spawn_result *r)
-{
-	if (spawn_run_in(argv, cwd, timeout_ms, r) < 0) {
-		if (r->timed_out)
-			error("'%s' timed out after %d s", argv[0], timeout_ms / 1000);
-		return -1;
-	}
-	if (r->exit_code) {
-		char *cmd = spawn_cmdline(argv);
-
-		error("'%s' failed (exit %d): %s", cmd, r->exit_code, r->err);
-		free(cmd);
-		return -1;
-	}
-	return 0;
-}
-
 static int host_arch(char *buf, size_t len)
 {
 	const char *argv[] = { "dpkg", "--print-architecture", NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
-	int ret = run_checked(argv, NULL, 30000, &r);
+	int ret = spawn_checked(argv, NULL, 30000, &r);
 
 	if (!ret)
 		snprintf(buf, len, "%.*s", (int)strcspn(r.out, "\n"), r.out);
@@ -131,17 +113,17 @@ static int ensure_foreign_arch(const char *arch)
 	struct spawn_result r = SPAWN_RESULT_INIT;
 	int ret = -1, have;
 
-	if (run_checked(list, NULL, 30000, &r) < 0)
+	if (spawn_checked(list, NULL, 30000, &r) < 0)
 		goto out;
 	have = strstr(r.out, arch) != NULL;
 	spawn_result_release(&r);
 	if (have)
 		return 0;
 	info("kernel: adding dpkg architecture %s and updating the package index", arch);
-	if (run_checked(add, NULL, 30000, &r) < 0)
+	if (spawn_checked(add, NULL, 30000, &r) < 0)
 		goto out;
 	spawn_result_release(&r);
-	if (run_checked(update, NULL, 600000, &r) < 0)
+	if (spawn_checked(update, NULL, 600000, &r) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -173,7 +155,7 @@ static int deb_field(const char *deb, const char *field, char **out)
 {
 	const char *argv[] = { "dpkg-deb", "-f", deb, field, NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
-	int ret = run_checked(argv, NULL, 60000, &r);
+	int ret = spawn_checked(argv, NULL, 60000, &r);
 
 	if (!ret)
 		*out = xasprintf("%.*s", (int)strcspn(r.out, "\n"), r.out);
@@ -181,7 +163,7 @@ static int deb_field(const char *deb, const char *field, char **out)
 	return ret;
 }
 
-static int write_kernel_json(const char *dir, json_t *j)
+int kernel_write_json(const char *dir, json_t *j)
 {
 	char *path = xasprintf("%s/kernel.json", dir);
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -210,7 +192,7 @@ static int unpack_kernel(const char *deb, const char *tmp, const char *release)
 	size_t i;
 	int ret = -1;
 
-	if (run_checked(xargv, NULL, 600000, &r) < 0)
+	if (spawn_checked(xargv, NULL, 600000, &r) < 0)
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(moves); i++) {
 		char *rel = xasprintf(moves[i].from, release);
@@ -237,7 +219,7 @@ static int unpack_kernel(const char *deb, const char *tmp, const char *release)
 		const char *dargv[] = { "depmod", "-b", tmp, release, NULL };
 
 		spawn_result_release(&r);
-		if (run_checked(dargv, NULL, 300000, &r) < 0)
+		if (spawn_checked(dargv, NULL, 300000, &r) < 0)
 			goto out;
 	}
 	ret = rm_rf(x);
@@ -262,6 +244,15 @@ static int lock_store(const char *store)
 		fd = -1;
 	}
 	free(path);
+	return fd;
+}
+
+int kernel_store_lock(void)
+{
+	char *store = kernel_store();
+	int fd = mkdir_p(store, 0755) < 0 ? -1 : lock_store(store);
+
+	free(store);
 	return fd;
 }
 
@@ -315,7 +306,7 @@ int kernel_fetch(const char *spec, struct kernel *out)
 	{
 		const char *argv[] = { "apt-get", "download", "-q", pkgarg, NULL };
 
-		if (run_checked(argv, tmp, 1800000, &r) < 0)
+		if (spawn_checked(argv, tmp, 1800000, &r) < 0)
 			goto out_rm_tmp;
 	}
 	if (find_deb(tmp, pkg, &deb) < 0 || deb_field(deb, "Version", &version) < 0 ||
@@ -345,7 +336,7 @@ int kernel_fetch(const char *spec, struct kernel *out)
 		error("cannot build kernel.json");
 		goto out_rm_tmp;
 	}
-	ret = write_kernel_json(tmp, j);
+	ret = kernel_write_json(tmp, j);
 	json_decref(j);
 	if (ret < 0)
 		goto out_rm_tmp;

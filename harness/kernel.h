@@ -38,6 +38,11 @@ int kernel_list(void);
  */
 int kernel_pvh_image(const struct kernel *k, char **path);
 
+/* write @dir/kernel.json (@j borrowed) atomically */
+int kernel_write_json(const char *dir, json_t *j);
+/* take the kernel store's lock (flock on images/kernels/.lock); returns the fd to close */
+int kernel_store_lock(void);
+
 /* page size and architecture read from a kernel .config text */
 long kconfig_page_size(const char *config);
 const char *kconfig_arch(const char *config);

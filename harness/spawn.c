@@ -219,6 +219,24 @@ int spawn_run_in(const char *const *argv, const char *cwd, int timeout_ms,
 	return 0;
 }
 
+int spawn_checked(const char *const *argv, const char *cwd, int timeout_ms,
+		  struct spawn_result *r)
+{
+	if (spawn_run_in(argv, cwd, timeout_ms, r) < 0) {
+		if (r->timed_out)
+			error("'%s' timed out after %d s", argv[0], timeout_ms / 1000);
+		return -1;
+	}
+	if (r->exit_code) {
+		char *cmd = spawn_cmdline(argv);
+
+		error("'%s' failed (exit %d): %s", cmd, r->exit_code, r->err);
+		free(cmd);
+		return -1;
+	}
+	return 0;
+}
+
 int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid)
 {
 	return spawn_start_on(argv, log_fd, keep, -1, pid);

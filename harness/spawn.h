@@ -33,6 +33,10 @@ int spawn_run(const char *const *argv, int timeout_ms, struct spawn_result *r);
 int spawn_run_in(const char *const *argv, const char *cwd, int timeout_ms,
 		 struct spawn_result *r);
 
+/* spawn_run_in that also fails, with the command and its stderr, on a non-zero exit */
+int spawn_checked(const char *const *argv, const char *cwd, int timeout_ms,
+		  struct spawn_result *r);
+
 /* the argv as one printable line, for logs and result files (caller frees) */
 char *spawn_cmdline(const char *const *argv);
 
