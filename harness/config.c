@@ -41,6 +41,9 @@ const struct opt job_opts[] = {
 	{ "disk", "backing", OPT_ENUM, JOFF(backing), "file", 0, 0, backing_choices, "where the scratch image lives: file (the run directory) or tmpfs (/dev/shm)" },
 	{ "disk", "cache", OPT_ENUM, JOFF(cache), "auto", 0, 0, cache_choices, "QEMU cache mode; auto: none where O_DIRECT works, else writeback" },
 	{ "disk", "mount_options", OPT_STR, JOFF(mount_options), "", 0, 0, NULL, "mount data string in the guest" },
+	{ "pair", "source", OPT_STR, JOFF(pair_source), "", 0, 0, NULL, "kernel source to build stock and patched from: linux-source-6.1 or a directory" },
+	{ "pair", "patches", OPT_STR, JOFF(pair_patches), "", 0, 0, NULL, "patches of the patched side, in order, relative to the project root" },
+	{ "pair", "config", OPT_STR, JOFF(pair_config), "", 0, 0, NULL, "config fragment (default configs/kconfig/<target>.config)" },
 	{ "claim", "source", OPT_STR, JOFF(claim_source), "", 0, 0, NULL, "where the published figures come from" },
 	{ "claim", "metric", OPT_STR, JOFF(claim_metric), "", 0, 0, NULL, "the workload metric the claim is about" },
 	{ "claim", "unit", OPT_STR, JOFF(claim_unit), "", 0, 0, NULL, "unit of the published figures" },
@@ -65,6 +68,8 @@ const struct opt target_opts[] = {
 	{ "target", "block_device", OPT_STR, TOFF(blk_dev), "virtio-blk-pci", 0, 0, NULL, "virtio-blk device model" },
 	{ "target", "boot", OPT_ENUM, TOFF(boot), "image", 0, 0, boot_choices, "pvh: the ELF vmlinux through QEMU's PVH entry where the kernel has it; image: vmlinuz" },
 	{ "target", "append", OPT_STR, TOFF(extra_append), "", 0, 0, NULL, "kernel command line the target needs" },
+	{ "target", "kernel", OPT_STR, TOFF(kernel), "", 0, 0, NULL, "default kernel id (kpair kernel fetch debian:<id>), used when run gets no --kernel" },
+	{ "target", "page_size", OPT_SIZE, TOFF(page_size), "0", 0, 65536, NULL, "page size the kernel must have (0: any); a kernel with another is refused" },
 	{ NULL },
 };
 
@@ -451,7 +456,8 @@ void target_release(struct target *t)
 	const struct opt *o;
 
 	for (o = target_opts; o->key; o++)
-		free(*(char **)((char *)t + o->off));
+		if (o->type == OPT_STR || o->type == OPT_ENUM)
+			free(*(char **)((char *)t + o->off));
 	free(t->file);
 	target_init(t);
 }

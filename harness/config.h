@@ -40,6 +40,8 @@ struct job {
 	/* [claim]: the published figures this job reproduces */
 	char *claim_source, *claim_metric, *claim_unit, *claim_direction;
 	char *claim_stock, *claim_patched, *claim_change, *claim_note;
+	/* [pair]: the kernels to build for `kpair ab JOB` without --stock/--patched */
+	char *pair_source, *pair_patches, *pair_config;
 	/* [params], checked against the workload's table */
 	struct job_param params[WL_MAX_PARAMS];
 	int nparams;
@@ -52,6 +54,8 @@ struct target {
 	char *file;
 	char *name, *arch, *qemu, *machine, *console, *agent, *modules, *cpu;
 	char *serial_dev, *blk_dev, *extra_append, *boot;
+	char *kernel;			/* default kernel id, fetched as debian:<id> */
+	uint64_t page_size;		/* the kernel's page size, 0: any */
 	unsigned char seen[32];
 };
 

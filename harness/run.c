@@ -178,6 +178,7 @@ int run_one(const struct run_opts *o)
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
 	char setup_err[512] = "", *pvh = NULL, *tool = NULL;
 	char *tool_dst = NULL;
+	const char *kid;
 	struct stat st;
 	double t0 = mono_now();
 	int ret = -1;
@@ -197,14 +198,24 @@ int run_one(const struct run_opts *o)
 		goto out;
 	if (target_load(&target, job.target) < 0)
 		goto out;
-	if (kernel_load(o->kernel, &kernel) < 0) {
+	kid = o->kernel ? o->kernel : target.kernel;
+	if (!*kid) {
+		error("no --kernel, and target '%s' names no default kernel", target.name);
+		goto out;
+	}
+	if (kernel_load(kid, &kernel) < 0) {
 		error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch debian:%s)",
-		      o->kernel, o->kernel);
+		      kid, kid);
 		goto out;
 	}
 	if (strcmp(kernel.arch, target.arch)) {
 		error("kernel '%s' is %s, target '%s' wants %s", kernel.id, kernel.arch,
 		      target.name, target.arch);
+		goto out;
+	}
+	if (target.page_size && (uint64_t)kernel.page_size != target.page_size) {
+		error("kernel '%s' has %ld-byte pages, target '%s' wants %llu", kernel.id,
+		      kernel.page_size, target.name, (unsigned long long)target.page_size);
 		goto out;
 	}
 	if (check_job(&job, &kernel) < 0)
