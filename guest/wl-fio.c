@@ -36,7 +36,7 @@
 #include "record.h"
 #include "workload.h"
 
-enum { P_SIZE, P_BS, P_FSYNC, P_FALLOC, P_OVERWRITE, P_SCALE, P_NATIVE };
+enum { P_SIZE, P_BS, P_FSYNC, P_FALLOC, P_OVERWRITE, P_SCALE, P_WARMUP, P_NATIVE };
 
 #define FIO_PARAMS \
 	[P_SIZE] = { "size", UNIT_SIZE, "1G", 4096, 1ULL << 40, "fio size= and filesize=" }, \
@@ -44,7 +44,8 @@ enum { P_SIZE, P_BS, P_FSYNC, P_FALLOC, P_OVERWRITE, P_SCALE, P_NATIVE };
 	[P_FSYNC] = { "fsync", UNIT_COUNT, "1", 0, 1000000, "fio fsync=: fsync after every N writes (0: never)" }, \
 	[P_FALLOC] = { "fallocate", UNIT_COUNT, "1", 0, 1, "fio fallocate=: 1 posix_fallocate the file, 0 none" }, \
 	[P_OVERWRITE] = { "overwrite", UNIT_COUNT, "0", 0, 1, "fio overwrite=: 1 write the file out first (overwrite of written blocks)" }, \
-	[P_SCALE] = WL_SCALE_PARAM
+	[P_SCALE] = WL_SCALE_PARAM, \
+	[P_WARMUP] = { "warmup", UNIT_COUNT, "0", 0, 1, "1: an unreported native pass first (then removal, cache drop)" }
 
 static const struct wl_param native_params[] = {
 	FIO_PARAMS,
@@ -193,8 +194,12 @@ out_free:
 	return ret;
 }
 
+static int warm_up(struct wl_ctx *ctx);
+
 static int native_run(struct wl_ctx *ctx)
 {
+	if (ctx->val[P_WARMUP] && warm_up(ctx) < 0)
+		return -1;
 	return native_pass(ctx, 1);
 }
 
@@ -500,17 +505,17 @@ out:
 	return ret;
 }
 
-/* native=0: fio; 1: warm-up, fio, native; 2: warm-up, native, fio */
+/* native=0: fio (after a warm-up with warmup=1); 1: warm-up, fio, native; 2: warm-up, native, fio */
 static int tool_run(struct wl_ctx *ctx)
 {
 	uint64_t mode = ctx->val[P_NATIVE];
 
 	if (write_jobfile(ctx) < 0)
 		return -1;
+	if ((mode || ctx->val[P_WARMUP]) && warm_up(ctx) < 0)
+		return -1;
 	if (!mode)
 		return fio_pass();
-	if (warm_up(ctx) < 0)
-		return -1;
 	if (mode == 1)
 		return fio_pass() < 0 || between_runs(ctx) < 0 ? -1 : native_pass(ctx, 1);
 	return native_pass(ctx, 1) < 0 || between_runs(ctx) < 0 ? -1 : fio_pass();

@@ -4,7 +4,7 @@
 # the overwrite variant on xfs. Scaled to 5 % (51 x 1 MiB writes).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 21
+plan 22
 J="$ROOT/configs/jobs"
 val() { jqr "$DIR/result.json" ".samples.$1.values[${2:-0}]"; }
 # measured on this host under TCG (README): native/fio bandwidth 0.89-1.31 at
@@ -53,6 +53,8 @@ jqr "$r" .disk.mkfs | grep -q '^mkfs.xfs '
 ok $? "fio on xfs: fresh xfs"
 jqt "$r" '.samples.fio_bw_KiBps.values[0] > 0 and (.samples | has("bw_KiBps") | not)'
 ok $? "fio on xfs: real fio only (native=0)"
+jqt "$r" '.samples.warmup_s.values[0] > 0'
+ok $? "fio on xfs: the job's warmup=1 pass ran before fio"
 jqt "$r" '.initramfs.bytes > 2000000'
 ok $? "the initramfs carries the fio binary ($(jqr "$r" .initramfs.bytes) bytes)"
 done_testing
