@@ -99,7 +99,7 @@ json_t *result_json(const struct run_info *ri)
 			  "overhead_ratio", jnum(vm && vm->exit > 0 && guest_boot > 0 && workload >= 0 ?
 						 vm->exit / (guest_boot + workload) : -1));
 	excerpt = tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
-	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s},"
+	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s},"
 		      " s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:I},"
 		      " s:{s:s, s:s, s:I}, s:{s:I, s:b, s:o}, s:o, s:o, s:o, s:I, s:o,"
 		      " s:{s:i, s:s}, s:s}",
@@ -112,6 +112,7 @@ json_t *result_json(const struct run_info *ri)
 		      "kernel", ri->kernel->json,
 		      "target", "name", ri->target->name, "arch", ri->target->arch,
 		      "machine", ri->target->machine, "qemu", ri->target->qemu,
+		      "cpu", ri->target->cpu, "console", ri->target->console, "agent", ri->target->agent,
 		      "accel", ri->accel ? ri->accel : "", "accel_reason", ri->accel_why ? ri->accel_why : "",
 		      "qemu", "version", ri->qemu_version ? ri->qemu_version : "",
 		      "kernel_image", ri->boot_image ? ri->boot_image : "",
