@@ -16,6 +16,8 @@ SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 HOST_LIBS = $(SANFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 GUEST_CFLAGS = -O2 -g0 $(WARN) $(DEFS) -static
+# 64-bit off_t on i686 too: files past 2 GiB (pread-partial, fio sizes)
+GUEST_CFLAGS += -D_FILE_OFFSET_BITS=64
 
 KERNEL ?= 6.1.0-57-amd64
 # make demo: an A/B of the oldest and the newest Debian 6.1 ABI the registry offers
