@@ -30,7 +30,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples stats compare html ab report run spawn util main
+HARNESS := config kernel image boot channel samples stats compare html ab report build run spawn util main
 HARNESS += tarball
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)

@@ -62,6 +62,11 @@ static double uptime(void)
 static __attribute__((noreturn)) void power_off(void)
 {
 	sync();
+#if defined(__x86_64__) || defined(__i386__)
+	/* without ACPI an x86 power-off halts forever: reboot, which -no-reboot turns into an exit */
+	if (access("/sys/firmware/acpi", F_OK) < 0)
+		reboot(RB_AUTOBOOT);
+#endif
 	reboot(RB_POWER_OFF);
 	/* no ACPI: with -no-reboot a reboot ends QEMU too */
 	reboot(RB_AUTOBOOT);

@@ -1,4 +1,5 @@
 /* main.c - the kpair command line: subcommand table, option parsing, exit codes */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 
 #include "ab.h"
 #include "boot.h"
+#include "build.h"
 #include "compare.h"
 #include "config.h"
 #include "kernel.h"
@@ -33,6 +35,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "  kernel fetch debian:<abi>-<flavour>   fetch a packaged kernel into images/kernels/\n"
 	      "  kernel list                           kernels in the store\n"
+	      "  kernel build --source linux-source-6.1|DIR [--config FRAGMENT] [--patch P]...\n"
+	      "        [--target T] [-j N]            build a kernel (cached by source+config+patches)\n"
+	      "  kernel pair --source S --patch P...   stock and patched, sharing objects\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
@@ -95,15 +100,78 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* kernel build / kernel pair: --source S [--config F] [--patch P]... [--target T] [-j N] */
+static int cmd_kernel_build(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "source", required_argument, NULL, 'S' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "patch", required_argument, NULL, 'p' },
+		{ "target", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct build_spec spec = { .target = "x86_64", .jobs = 2 };
+	int pair = !strcmp(argv[0], "pair"), c, i, ret = 0;
+	char *ids[2] = { NULL, NULL }, *paths[BUILD_MAX_PATCHES];
+	double t0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'S': spec.source = optarg; break;
+		case 'c': spec.fragment = optarg; break;
+		case 't': spec.target = optarg; break;
+		case 'j': spec.jobs = atoi(optarg) > 0 ? atoi(optarg) : 1; break;
+		case 'p':
+			if (spec.npatches >= BUILD_MAX_PATCHES)
+				die("at most %d patches", BUILD_MAX_PATCHES);
+			/* patch(1) runs in the source tree: make the path absolute */
+			paths[spec.npatches] = realpath(optarg, NULL);
+			if (!paths[spec.npatches])
+				die("patch '%s': %s", optarg, strerror(errno));
+			spec.patches[spec.npatches] = paths[spec.npatches];
+			spec.npatches++;
+			break;
+		default: die("kernel %s: see kpair help", argv[0]);
+		}
+	}
+	if (!spec.source || optind != argc)
+		die("kernel %s: --source linux-source-6.1 (or a directory) is required", argv[0]);
+	if (pair && !spec.npatches)
+		die("kernel pair: at least one --patch is required");
+	if (pair) {
+		struct build_spec stock = spec;
+
+		stock.npatches = 0;
+		t0 = mono_now();
+		ret = kernel_build(&stock, &ids[0]);
+		if (!ret)
+			printf("stock   %s (%.1f s)\n", ids[0], mono_now() - t0);
+	}
+	t0 = mono_now();
+	if (!ret)
+		ret = kernel_build(&spec, &ids[1]);
+	if (!ret)
+		printf("%s%s (%.1f s)\n", pair ? "patched " : "", ids[1], mono_now() - t0);
+	for (i = 0; i < spec.npatches; i++)
+		free(paths[i]);
+	free(ids[0]);
+	free(ids[1]);
+	return ret < 0 ? 3 : 0;
+}
+
 static int cmd_kernel(int argc, char **argv)
 {
 	struct kernel k;
 	int ret;
 
 	if (argc < 2)
-		die("kernel: expected fetch or list");
+		die("kernel: expected fetch, list, build or pair");
 	if (!strcmp(argv[1], "list"))
 		return kernel_list() < 0;
+	if (!strcmp(argv[1], "build") || !strcmp(argv[1], "pair"))
+		return cmd_kernel_build(argc - 1, argv + 1);
 	if (strcmp(argv[1], "fetch") || argc != 3)
 		die("kernel: usage: kpair kernel fetch debian:<abi>-<flavour> | kpair kernel list");
 	kernel_init(&k);
@@ -183,6 +251,60 @@ static void add_set(char **sets, int *n, const char *v)
 	sets[(*n)++] = xstrdup(v);
 }
 
+/* a job's [pair]: build its stock and patched kernels (cached), ids to *stock and *patched */
+static int build_pair_of_job(const char *path, char **sets, int nset, char **stock, char **patched)
+{
+	struct build_spec spec = { .jobs = 2 };
+	char *list, *tok, *save = NULL, *abs[BUILD_MAX_PATCHES];
+	struct job job;
+	int i, ret = -1;
+
+	job_init(&job);
+	if (job_load(&job, path, sets, nset) < 0)
+		goto out;
+	if (!*job.pair_source) {
+		ret = 0;	/* no [pair]: the caller asks for --stock/--patched */
+		goto out;
+	}
+	spec.source = job.pair_source;
+	spec.target = job.target;
+	spec.fragment = *job.pair_config ? job.pair_config : NULL;
+	list = xstrdup(job.pair_patches);
+	for (tok = strtok_r(list, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *rel = tok[0] == '/' ? xstrdup(tok) : xasprintf("%s/%s", kpair_root(), tok);
+
+		if (spec.npatches >= BUILD_MAX_PATCHES) {
+			free(rel);
+			break;
+		}
+		abs[spec.npatches] = realpath(rel, NULL);
+		if (!abs[spec.npatches]) {
+			error("%s: pair.patches: '%s': %s", path, tok, strerror(errno));
+			free(rel);
+			goto out_free;
+		}
+		free(rel);
+		spec.patches[spec.npatches] = abs[spec.npatches];
+		spec.npatches++;
+	}
+	{
+		struct build_spec s0 = spec;
+
+		s0.npatches = 0;
+		info("ab: building the [pair] of %s: stock, then %d patch(es)", path, spec.npatches);
+		if (kernel_build(&s0, stock) < 0 || kernel_build(&spec, patched) < 0)
+			goto out_free;
+	}
+	ret = 0;
+out_free:
+	for (i = 0; i < spec.npatches; i++)
+		free(abs[i]);
+	free(list);
+out:
+	job_release(&job);
+	return ret;
+}
+
 static int cmd_ab(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -230,9 +352,15 @@ static int cmd_ab(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die("%s: expected one job file", argv[0]);
+	if (!calibrate && !o.side[0].kernel && !o.side[1].kernel &&
+	    build_pair_of_job(argv[optind], o.sets, o.nset, &o.side[0].kernel, &o.side[1].kernel) < 0) {
+		ab_opts_release(&o);
+		return 3;
+	}
 	if (!o.side[0].kernel || !o.side[1].kernel)
 		die(calibrate ? "calibrate: --kernel K is required" :
-			"ab: --stock K1 and --patched K2 are required (the same id twice is an A/A)");
+			"ab: --stock K1 and --patched K2 are required (the same id twice is an A/A),"
+			" or a job with a [pair] section");
 	if (o.until_ci > 0 && o.max_runs < o.runs)
 		die("--max-runs %d is below --runs %d", o.max_runs, o.runs);
 	o.job_path = xstrdup(argv[optind]);
