@@ -470,6 +470,42 @@ out:
 	return ret;
 }
 
+/*
+ * The inputs of a build before configuring (source version, target, the
+ * fragment's text, the patches' text) map to the id their configured build
+ * got, so a repeated build is a cache hit without running kconfig again.
+ */
+static char *prekey_path(const struct tree *t, const struct build_spec *spec, const char *frag)
+{
+	char *in = xasprintf("%s/prekey-input", t->work), *text, *f = NULL, *out = NULL;
+	char hex[65];
+	int i;
+
+	if (read_file(frag, &f, NULL) < 0)
+		goto out;
+	text = xasprintf("kpair-prekey 1\nsource %s\ntarget %s\n%s", t->version, spec->target, f);
+	for (i = 0; i < spec->npatches; i++) {
+		char *p, *n;
+
+		if (read_file(spec->patches[i], &p, NULL) < 0) {
+			free(text);
+			goto out;
+		}
+		n = xasprintf("%s\npatch %d\n%s", text, i, p);
+		free(p);
+		free(text);
+		text = n;
+	}
+	if (write_file_atomic(in, text, strlen(text)) == 0 && sha256_file(in, hex) == 0)
+		out = xasprintf("%s/prekeys/%s", t->work, hex);
+	free(text);
+out:
+	unlink(in);
+	free(in);
+	free(f);
+	return out;
+}
+
 static int install(const struct tree *t, const struct build_spec *spec, const struct karch *ka,
 		   const char *id, double secs, const char *log, const char *key)
 {
@@ -551,7 +587,7 @@ int kernel_build(const struct build_spec *spec, char **id)
 	const struct karch *ka = NULL;
 	struct target target;
 	struct tree t = { .lock = -1 };
-	char key[65], *log = NULL, *frag = NULL, *kj = NULL;
+	char key[65], *log = NULL, *frag = NULL, *kj = NULL, *pre = NULL;
 	struct kernel k;
 	double t0;
 	size_t i;
@@ -585,6 +621,21 @@ int kernel_build(const struct build_spec *spec, char **id)
 	if (revert_applied(&t) < 0)	/* an interrupted build left patches in */
 		goto out;
 	log = xasprintf("%s/build.log", t.work);
+	pre = prekey_path(&t, spec, frag);
+	if (pre && path_exists(pre)) {
+		char *cached = NULL;
+
+		if (read_file(pre, &cached, NULL) == 0) {
+			cached[strcspn(cached, "\n")] = '\0';
+			if (kernel_load(cached, &k) == 0) {
+				info("build: %s is cached", cached);
+				*id = cached;
+				ret = 0;
+				goto out;
+			}
+			free(cached);
+		}
+	}
 	/* patches first: one that does not apply stops everything before any build step */
 	if (apply_patches(&t, spec) < 0)
 		goto out_revert;
@@ -605,7 +656,7 @@ int kernel_build(const struct build_spec *spec, char **id)
 	if (path_exists(kj) && kernel_load(*id, &k) == 0) {
 		info("build: %s is cached", *id);
 		ret = 0;
-		goto out_revert;
+		goto out_prekey;
 	}
 	info("build: %s (%s, %d patch%s) in %s", *id, t.version, spec->npatches,
 	     spec->npatches == 1 ? "" : "es", t.obj);
@@ -623,6 +674,14 @@ int kernel_build(const struct build_spec *spec, char **id)
 	}
 	if (!ret)
 		info("build: %s built in %.1f s", *id, mono_now() - t0);
+out_prekey:
+	if (!ret && pre) {
+		char *d = xasprintf("%s/prekeys", t.work);
+
+		if (mkdir_p(d, 0755) == 0)
+			write_file_atomic(pre, *id, strlen(*id));
+		free(d);
+	}
 out_revert:
 	if (revert_applied(&t) < 0)
 		ret = -1;
@@ -634,6 +693,7 @@ out:
 	kernel_release(&k);
 	target_release(&target);
 	tree_release(&t);
+	free(pre);
 	free(kj);
 	free(frag);
 	free(log);
