@@ -366,7 +366,9 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
 
 		if (m->better == BETTER_NONE)
 			continue;
-		snprintf(name, sizeof(name), "%.14s (%s)", m->name, m->unit);
+		/* the name shortened so that "name (unit)" fits its 22 columns */
+		snprintf(name, sizeof(name), "%.*s (%s)",
+			 19 - (int)strlen(m->unit) > 1 ? 19 - (int)strlen(m->unit) : 1, m->name, m->unit);
 		fmt_side(sa, sizeof(sa), &m->c.a);
 		fmt_side(sb, sizeof(sb), &m->c.b);
 		if (isnan(m->c.ratio)) {
