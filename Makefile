@@ -79,15 +79,29 @@ $(B)/tests/t-%: tests/unit/t-%.c $(LIB_OBJS)
 deps:
 	$(Q)scripts/deps
 
+# the i386 and arm64 targets: cross compilers for their agents, qemu-system-arm
+deps-cross:
+	$(Q)scripts/deps cross
+
 images/kernels/$(KERNEL)/kernel.json: | harness/kpair
 	$(Q)harness/kpair kernel fetch debian:$(KERNEL)
 
 kernel: images/kernels/$(KERNEL)/kernel.json
 
+# every target's default kernel (configs/targets/<t>.target: kernel = <id>)
+TARGETS := $(patsubst configs/targets/%.target,%,$(wildcard configs/targets/*.target))
+TARGET_KERNELS := $(foreach t,$(TARGETS),$(shell sed -n 's/^kernel *= *//p' configs/targets/$(t).target))
+CROSS_AGENTS := guest/kpair-agent-i686 guest/kpair-agent-aarch64
+
+images/kernels/%/kernel.json: | harness/kpair
+	$(Q)harness/kpair kernel fetch debian:$*
+
+kernels-all: kernel $(TARGET_KERNELS:%=images/kernels/%/kernel.json)
+
 # check: sanitized host build, unit tests, then boot tests against a real kernel
-check: deps
-	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins
-	$(Q)$(MAKE) --no-print-directory kernel
+check: deps deps-cross
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins $(CROSS_AGENTS)
+	$(Q)$(MAKE) --no-print-directory kernels-all
 	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(PROVE_FLAGS) \
 		$(UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
 
@@ -103,9 +117,16 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all kernel
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench
+	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-modes
+
+# boot time per target, as ratios to x86_64
+bench-targets: deps-cross
+	$(Q)$(MAKE) --no-print-directory all kernels-all
+	$(Q)scripts/bench-targets
 
 clean:
 	rm -rf $(B) harness/kpair guest/kpair-agent-*
 
 .PHONY: all check demo bench clean deps kernel unit-bins FORCE
+.PHONY: deps-cross kernels-all bench-targets
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
