@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	      "        [--target T] [-j N]            build a kernel (cached by source+config+patches)\n"
 	      "  kernel pair --source S --patch P...   stock and patched, sharing objects\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
-	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]\n"
+	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]   (no --kernel: the target's)\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-o DIR]       interleaved A/B, comparison.json + report.html\n"
@@ -213,8 +213,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die("run: expected one job file");
-	if (!o.kernel)
-		die("run: --kernel ID is required (kpair kernel list)");
+	/* no --kernel: run_one takes the target's default kernel */
 	o.job_path = argv[optind];
 	o.sets = sets;
 	ret = run_one(&o);

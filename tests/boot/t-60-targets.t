@@ -5,7 +5,7 @@
 # a kernel of the wrong architecture or page size before anything boots. Each target's
 # kernel is its file's default (`kernel =`), fetched here when it is not in the store.
 . "$(dirname "$0")/lib.sh"
-plan 46
+plan 50
 mib8=8388608
 
 # target_key TARGET KEY: a key of configs/targets/TARGET.target
@@ -61,6 +61,15 @@ r="$WORK/smoke-arm64-16k/result.json"
 jqt "$r" '.initramfs.modules | map(test("\\.ko\\.xz$")) | all and length > 0'
 ok $? "arm64-16k: the .ko.xz modules were packed as they are and loaded"
 smoke arm64 aarch64 4096 qemu-system-aarch64 ttyAMA0 aarch64
+r="$WORK/smoke-arm64/result.json"
+jqt "$r" '.initramfs.modules | map(test("\\.ko\\.xz$")) | all and length > 0'
+ok $? "arm64: the .ko.xz modules were packed as they are and loaded"
+
+# no --kernel: the target's default kernel boots
+kpair_run default-kernel "$ROOT/configs/jobs/smoke.job" --set job.target=arm64-16k \
+	--set params.size=1M
+is "$RC $(jqr "$DIR/result.json" .kernel.id)" "0 $(target_key arm64-16k kernel)" \
+	"run without --kernel boots the target's default kernel"
 
 # the harness refuses a kernel the target cannot boot, before anything is made (exit 2)
 k16=$(target_key arm64-16k kernel)
@@ -77,4 +86,10 @@ grep -q "kernel '$k16' is arm64, target 'i386' wants i386" "$WORK/wrong-arch.err
 ok $? "i386 with an arm64 kernel: says why"
 [ ! -e "$DIR" ]
 ok $? "i386 with an arm64 kernel: no run directory"
+printf '[target]\nname = bare\narch = amd64\nqemu = qemu-system-x86_64\nagent = %s\n' \
+	guest/kpair-agent-x86_64 >"$WORK/bare.target"
+kpair_run no-default "$ROOT/configs/jobs/smoke.job" --set job.target="$WORK/bare.target"
+is "$RC" 2 "a target with no default kernel and no --kernel: exit status 2"
+grep -q "no --kernel, and target 'bare' names no default kernel" "$WORK/no-default.err"
+ok $? "a target with no default kernel and no --kernel: says why"
 done_testing
