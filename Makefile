@@ -30,17 +30,19 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples stats compare html ab report build run spawn util main
+HARNESS := config kernel image boot channel samples stats compare html ab report source build run spawn util main
 HARNESS += tarball
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 
-B := build
+# sanitized and plain objects apart, so the two builds never mix objects
+B := build/$(if $(SANITIZE),sanitize,default)
 HOST_OBJS := $(HARNESS:%=$(B)/host/harness/%.o) $(SHARED:%=$(B)/host/guest/%.o)
 LIB_OBJS := $(filter-out $(B)/host/harness/main.o,$(HOST_OBJS))
 
 UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_BINS := $(UNIT:%=$(B)/tests/%)
+CHECK_UNIT_BINS := $(UNIT:%=build/sanitize/tests/%)
 
 AGENTS := guest/kpair-agent-$(ARCH)
 ifneq ($(shell command -v i686-linux-gnu-gcc 2>/dev/null),)
@@ -103,7 +105,7 @@ check: deps deps-cross
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins $(CROSS_AGENTS)
 	$(Q)$(MAKE) --no-print-directory kernels-all
 	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(PROVE_FLAGS) \
-		$(UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
+		$(CHECK_UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
 
 unit-bins: $(UNIT_BINS)
 
