@@ -478,6 +478,22 @@ int target_load(struct target *t, const char *name)
 	return c.errors ? -1 : 0;
 }
 
+int opts_load(const char *path, const struct opt *tab, void *obj, unsigned char *seen,
+	      char *const *sets, int nset)
+{
+	struct parse_ctx c = { .file = path, .tab = tab, .obj = obj, .seen = seen };
+	int i;
+
+	parse_file(&c, path);
+	if (c.errors && !c.line)
+		return -1;	/* could not open */
+	for (i = 0; i < nset; i++)
+		apply_set(&c, sets[i]);
+	c.file = path;
+	apply_defaults(&c);
+	return c.errors ? -1 : 0;
+}
+
 void opts_help(const struct opt *tab)
 {
 	const char *sec = "";

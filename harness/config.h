@@ -79,6 +79,13 @@ void target_release(struct target *t);
 /* @name is a path or a name under configs/targets/<name>.target */
 int target_load(struct target *t, const char *name);
 
+/*
+ * Any other INI file kind driven by an option table (@seen: one byte per
+ * entry): parse @path, apply @nset "section.key=value" overrides, fill the
+ * defaults. Errors are "file:line: section.key: reason".
+ */
+int opts_load(const char *path, const struct opt *tab, void *obj, unsigned char *seen,
+	      char *const *sets, int nset);
 /* print the table as help text */
 void opts_help(const struct opt *tab);
 

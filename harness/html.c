@@ -152,6 +152,19 @@ out:
 	return ret;
 }
 
+int html_svg(const char *script_path, const char *script, const char *svg, char **out)
+{
+	struct sbuf b = { 0 };
+
+	*out = NULL;
+	if (plot(script_path, script, svg, &b) < 0) {
+		free(b.s);
+		return -1;
+	}
+	*out = b.s;
+	return 0;
+}
+
 static const char *plot_head =
 	"set terminal svg size 560,320 font 'sans,10' background '#ffffff'\n"
 	"set termoption noenhanced\nset grid\nset key outside top center horizontal\n";

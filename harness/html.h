@@ -12,4 +12,10 @@
  */
 int html_report(const char *dir, json_t *cmp);
 
+/*
+ * Run gnuplot on @script (written to @script_path) that sets its output to
+ * @svg; *out gets the SVG wrapped in <div class="plot"> (caller frees).
+ */
+int html_svg(const char *script_path, const char *script, const char *svg, char **out);
+
 #endif

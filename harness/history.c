@@ -1,0 +1,419 @@
+/* history.c - a night's summary.json and junit.xml; the index of nights and its trend page */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+#include "html.h"
+#include "util.h"
+
+struct text {
+	char *s;
+	size_t len;
+};
+
+static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *piece;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	t->s = realloc(t->s, t->len + n + 1);
+	if (!t->s)
+		abort();
+	memcpy(t->s + t->len, piece, n + 1);
+	t->len += n;
+	free(piece);
+}
+
+/* XML and HTML text and attribute values: & < > " escaped */
+static void esc(struct text *t, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': add(t, "&amp;"); break;
+		case '<': add(t, "&lt;"); break;
+		case '>': add(t, "&gt;"); break;
+		case '"': add(t, "&quot;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				add(t, "%c", *s);
+		}
+	}
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int write_json(const char *path, json_t *j)
+{
+	char *text = json_dumps(j, JSON_INDENT(2));
+	int ret;
+
+	if (!text)
+		return error("cannot encode '%s'", path);
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	return ret;
+}
+
+json_t *history_load(const char *root)
+{
+	char *path = xasprintf("%s/index.json", root);
+	json_error_t err;
+	json_t *j;
+
+	if (!path_exists(path)) {
+		free(path);
+		return json_pack("{s:s, s:[]}", "format", INDEX_FORMAT, "nights");
+	}
+	j = json_load_file(path, 0, &err);
+	if (!j || !json_is_array(json_object_get(j, "nights"))) {
+		error("%s: %s", path, j ? "no nights array" : err.text);
+		json_decref(j);
+		j = NULL;
+	}
+	free(path);
+	return j;
+}
+
+json_t *history_last_good(json_t *index, const char *date, const char *key, const char **night)
+{
+	json_t *nights = json_object_get(index, "nights"), *best = NULL, *n, *e;
+	const char *best_date = NULL;
+	size_t i, k;
+
+	json_array_foreach(nights, i, n) {
+		const char *d = str(n, "date");
+
+		if (strcmp(d, date) >= 0 || (best_date && strcmp(d, best_date) <= 0))
+			continue;
+		json_array_foreach(json_object_get(n, "entries"), k, e)
+			if (!strcmp(str(e, "key"), key) && !strcmp(str(e, "status"), "passed") &&
+			    json_is_string(json_object_get(e, "kernel"))) {
+				best = e;
+				best_date = d;
+			}
+	}
+	*night = best_date;
+	return best;
+}
+
+/* "write_s regressed: 0.104 s -> 0.412 s (+296.2%, 95% CI +250.0% to +350.0%), p 0.016" */
+static void metric_message(struct text *t, const char *name, json_t *m)
+{
+	const char *unit = str(m, "unit");
+
+	add(t, "%s %s: %.6g %s -> %.6g %s (%+.1f%%, 95%% CI %+.1f%% to %+.1f%%), p_adjusted %.3g, "
+	    "n %lld vs %lld", name, str(m, "verdict"), num(m, "median_a"), unit, num(m, "median_b"),
+	    unit, (num(m, "ratio") - 1) * 100, (num(m, "ratio_ci_low") - 1) * 100,
+	    (num(m, "ratio_ci_high") - 1) * 100, num(m, "p_adjusted"),
+	    (long long)json_integer_value(json_object_get(m, "n_a")),
+	    (long long)json_integer_value(json_object_get(m, "n_b")));
+}
+
+static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, int *fails,
+			int *errs)
+{
+	json_t *metrics = json_object_get(e, "metrics"), *m;
+	int infra = !strcmp(str(e, "status"), "infra-failed");
+	int nt = (int)json_object_size(metrics) + infra, nf = 0;
+	const char *name;
+
+	json_object_foreach(metrics, name, m)
+		nf += !strcmp(str(m, "verdict"), "regressed");
+	add(x, "  <testsuite name=\"");
+	esc(x, str(e, "key"));
+	add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
+	    infra, isnan(num(e, "wall_s")) ? 0 : num(e, "wall_s"));
+	esc(x, str(night, "started"));
+	add(x, "\">\n    <properties>\n      <property name=\"kernel\" value=\"");
+	esc(x, str(e, "kernel"));
+	add(x, "\"/>\n      <property name=\"baseline\" value=\"");
+	esc(x, str(json_object_get(e, "baseline"), "kernel"));
+	add(x, "\"/>\n      <property name=\"baseline_night\" value=\"");
+	esc(x, str(json_object_get(e, "baseline"), "night"));
+	add(x, "\"/>\n    </properties>\n");
+	json_object_foreach(metrics, name, m) {
+		struct text msg = { 0 };
+
+		metric_message(&msg, name, m);
+		add(x, "    <testcase classname=\"kpair.nightly.");
+		esc(x, str(e, "key"));
+		add(x, "\" name=\"");
+		esc(x, name);
+		add(x, "\" time=\"0\">\n");
+		if (!strcmp(str(m, "verdict"), "regressed")) {
+			add(x, "      <failure type=\"regressed\" message=\"");
+			esc(x, msg.s);
+			add(x, "; baseline ");
+			esc(x, str(json_object_get(e, "baseline"), "kernel"));
+			add(x, ", tonight ");
+			esc(x, str(e, "kernel"));
+			add(x, "\">");
+			esc(x, str(m, "why"));
+			add(x, "</failure>\n");
+		} else {
+			add(x, "      <system-out>");
+			esc(x, msg.s);
+			add(x, "</system-out>\n");
+		}
+		add(x, "    </testcase>\n");
+		free(msg.s);
+	}
+	if (infra) {
+		add(x, "    <testcase classname=\"kpair.nightly.");
+		esc(x, str(e, "key"));
+		add(x, "\" name=\"runs\" time=\"0\">\n      <error type=\"infra-failed\" message=\"");
+		esc(x, str(e, "reason"));
+		add(x, "\"/>\n    </testcase>\n");
+	}
+	add(x, "  </testsuite>\n");
+	*tests += nt;
+	*fails += nf;
+	*errs += infra;
+}
+
+int history_write_night(const char *dir, json_t *night)
+{
+	char *sp = xasprintf("%s/summary.json", dir), *jp = xasprintf("%s/junit.xml", dir);
+	struct text body = { 0 }, x = { 0 };
+	int tests = 0, fails = 0, errs = 0, ret = -1;
+	size_t i;
+	json_t *e;
+
+	if (write_json(sp, night) < 0)
+		goto out;
+	add(&body, "%s", "");
+	json_array_foreach(json_object_get(night, "entries"), i, e)
+		junit_entry(&body, night, e, &tests, &fails, &errs);
+	add(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kpair nightly ");
+	esc(&x, str(night, "name"));
+	add(&x, " %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\">\n%s</testsuites>\n",
+	    str(night, "date"), tests, fails, errs, num(night, "wall_s"), body.s);
+	ret = write_file_atomic(jp, x.s, x.len);
+out:
+	free(body.s);
+	free(x.s);
+	free(sp);
+	free(jp);
+	return ret;
+}
+
+static int by_date(const void *a, const void *b)
+{
+	return strcmp(str(*(json_t *const *)a, "date"), str(*(json_t *const *)b, "date"));
+}
+
+/* nights sorted by date, @night in place of one of the same date (new reference) */
+static json_t *merge(json_t *index, json_t *night)
+{
+	json_t *old = json_object_get(index, "nights"), *v[4096], *out = json_array(), *n;
+	size_t i, k = 0;
+
+	json_array_foreach(old, i, n)
+		if (strcmp(str(n, "date"), str(night, "date")) && k < ARRAY_SIZE(v) - 1)
+			v[k++] = n;
+	v[k++] = night;
+	qsort(v, k, sizeof(v[0]), by_date);
+	for (i = 0; i < k; i++)
+		json_array_append(out, v[i]);
+	return out;
+}
+
+/* one trend plot of @metric: tonight's median per night and entry, regressed nights marked */
+static int trend_plot(const char *pdir, const char *metric, const char *unit, json_t *nights,
+		      struct text *h)
+{
+	struct text sc = { 0 }, reg = { 0 }, xt = { 0 };
+	json_t *keys = json_object(), *n, *e, *m;
+	const char *key;
+	char *rp = xasprintf("%s/%s-regressed.dat", pdir, metric), *svg, *sp, *div = NULL;
+	size_t i, k;
+	int ret = -1, first = 1;
+
+	add(&reg, "%s", "");
+	json_array_foreach(nights, i, n) {
+		add(&xt, "%s\"%s\" %zu", i ? ", " : "", str(n, "date"), i);
+		json_array_foreach(json_object_get(n, "entries"), k, e) {
+			json_t *d;
+
+			m = json_object_get(json_object_get(e, "metrics"), metric);
+			if (!m || isnan(num(m, "median_b")))
+				continue;
+			d = json_object_get(keys, str(e, "key"));
+			if (!d) {
+				d = json_string("");
+				json_object_set_new(keys, str(e, "key"), d);
+			}
+			{
+				char *line = xasprintf("%s%zu %.9g %.9g\n", json_string_value(d), i,
+						       num(m, "median_b"), num(m, "median_a"));
+
+				json_string_set(d, line);
+				free(line);
+			}
+			if (!strcmp(str(m, "verdict"), "regressed"))
+				add(&reg, "%zu %.9g\n", i, num(m, "median_b"));
+		}
+	}
+	svg = xasprintf("%s/%s.svg", pdir, metric);
+	sp = xasprintf("%s/%s.gp", pdir, metric);
+	add(&sc, "set terminal svg size 720,360 font 'sans,10' background '#ffffff'\n"
+		 "set termoption noenhanced\nset grid\nset key outside top center horizontal\n"
+		 "set output '%s'\nset title '%s: median per night (tonight: filled, baseline: open)'\n"
+		 "set ylabel '%s'\nset xrange [-0.5:%zu.5]\nset xtics rotate by -30 (%s)\nplot ",
+		 svg, metric, unit, json_array_size(nights) - 1, xt.s);
+	json_object_foreach(keys, key, n) {
+		char *dp = xasprintf("%s/%s-%s.dat", pdir, metric, key);
+
+		if (write_file_atomic(dp, json_string_value(n), strlen(json_string_value(n))) < 0) {
+			free(dp);
+			goto out;
+		}
+		add(&sc, "%s'%s' using 1:2 with linespoints pt 7 title '%s', "
+			 "'%s' using 1:3 with points pt 4 title '%s baseline'", first ? "" : ", ", dp,
+		    key, dp, key);
+		first = 0;
+		free(dp);
+	}
+	if (first) {
+		ret = 0;	/* no entry measured this metric */
+		goto out;
+	}
+	if (reg.len) {
+		if (write_file_atomic(rp, reg.s, reg.len) < 0)
+			goto out;
+		add(&sc, ", '%s' using 1:2 with points pt 7 ps 2.2 lc rgb '#d00000' title 'regressed'", rp);
+	}
+	add(&sc, "\n");
+	if (html_svg(sp, sc.s, svg, &div) < 0)
+		goto out;
+	add(h, "<h2 class=\"metric\">");
+	esc(h, metric);
+	add(h, "</h2>\n%s", div);
+	ret = 0;
+out:
+	json_decref(keys);
+	free(div);
+	free(sc.s);
+	free(reg.s);
+	free(xt.s);
+	free(rp);
+	free(svg);
+	free(sp);
+	return ret;
+}
+
+static void nights_table(struct text *h, json_t *nights)
+{
+	json_t *n, *e, *m;
+	const char *name;
+	size_t i, k;
+
+	add(h, "<table><tr><th>night</th><th>status</th><th>entry</th><th>baseline</th>"
+	       "<th>tonight</th><th>verdicts</th></tr>\n");
+	json_array_foreach(nights, i, n) {
+		json_array_foreach(json_object_get(n, "entries"), k, e) {
+			add(h, "<tr class=\"%s\"><td><a href=\"%s/summary.json\">%s</a> "
+			       "<a href=\"%s/junit.xml\">junit</a></td><td>%s</td>"
+			       "<td><a href=\"%s/%s/report.html\">", str(e, "status"), str(n, "date"),
+			    str(n, "date"), str(n, "date"), str(e, "status"), str(n, "date"),
+			    str(e, "dir"));
+			esc(h, str(e, "key"));
+			add(h, "</a></td><td>");
+			esc(h, str(json_object_get(e, "baseline"), "kernel"));
+			add(h, "</td><td>");
+			esc(h, str(e, "kernel"));
+			add(h, "</td><td>");
+			json_object_foreach(json_object_get(e, "metrics"), name, m) {
+				esc(h, name);
+				add(h, " <b>%s</b> %+.1f%%; ", str(m, "verdict"), (num(m, "ratio") - 1) * 100);
+			}
+			esc(h, !strcmp(str(e, "status"), "infra-failed") ? str(e, "reason") : "");
+			add(h, "</td></tr>\n");
+		}
+	}
+	add(h, "</table>\n");
+}
+
+static int index_html(const char *root, json_t *nights)
+{
+	char *pdir = xasprintf("%s/plots", root), *path = xasprintf("%s/index.html", root);
+	json_t *units = json_object(), *n, *e, *m;
+	struct text h = { 0 };
+	const char *name;
+	size_t i, k;
+	int ret = -1;
+
+	if (strchr(root, '\'')) {
+		error("nightly: '%s' has a quote, which gnuplot strings cannot hold", root);
+		goto out;
+	}
+	if (mkdir_p(pdir, 0755) < 0)
+		goto out;
+	add(&h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kpair nightly</title>\n"
+		"<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+		"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}"
+		"tr.regressed td:nth-child(2){background:#fcc}tr.passed td:nth-child(2){background:#cfc}"
+		"tr.infra-failed td:nth-child(2){background:#fd8}.plot{margin:4px}</style></head><body>\n"
+		"<h1>kpair nightly: %zu nights</h1>\n", json_array_size(nights));
+	nights_table(&h, nights);
+	json_array_foreach(nights, i, n)
+		json_array_foreach(json_object_get(n, "entries"), k, e)
+			json_object_foreach(json_object_get(e, "metrics"), name, m)
+				if (!json_object_get(units, name))
+					json_object_set_new(units, name, json_string(str(m, "unit")));
+	json_object_foreach(units, name, m) {
+		char safe[96];
+		size_t j;
+
+		for (j = 0; name[j] && j + 1 < sizeof(safe); j++)
+			safe[j] = strchr("'\"\\/ ", name[j]) ? '_' : name[j];
+		safe[j] = '\0';
+		if (trend_plot(pdir, safe, json_string_value(m), nights, &h) < 0)
+			goto out;
+	}
+	add(&h, "</body></html>\n");
+	ret = write_file_atomic(path, h.s, h.len);
+out:
+	json_decref(units);
+	free(h.s);
+	free(pdir);
+	free(path);
+	return ret;
+}
+
+int history_update(const char *root, json_t *index, json_t *night)
+{
+	char *path = xasprintf("%s/index.json", root);
+	json_t *nights = merge(index, night);
+	int ret;
+
+	json_object_set(index, "nights", nights);
+	ret = write_json(path, index);
+	if (!ret)
+		ret = index_html(root, nights);
+	json_decref(nights);
+	free(path);
+	return ret;
+}

@@ -1,0 +1,43 @@
+/*
+ * nightly.h - unattended nightly runs: a nightly file (INI, one option table)
+ * names jobs x targets, the kernel under test (a Debian package ABI, a source
+ * tree, or a source plus a patch series) and the baseline rule (the last good
+ * night from the history index, or a pinned kernel). Each job x target is an
+ * A/B (ab.h) of the baseline against tonight's kernel in
+ * results/nightly/<date>/<job>-<target>/; history.h writes summary.json,
+ * junit.xml, the index and its trend page.
+ */
+#ifndef KPAIR_NIGHTLY_H
+#define KPAIR_NIGHTLY_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+struct nightly {
+	char *file;
+	/* [nightly] */
+	char *name, *results, *jobs, *targets, *sets, *threshold;
+	uint64_t runs, seed, retries;
+	/* [kernel]: the kernel under test */
+	char *package, *source, *patches, *series, *config, *kernel_sets;
+	/* [baseline] */
+	char *rule, *base_kernel, *base_sets;
+	unsigned char seen[32];
+};
+
+extern const struct opt nightly_opts[];
+
+void nightly_init(struct nightly *n);
+void nightly_release(struct nightly *n);
+/* parse @path with @nset "section.key=value" overrides */
+int nightly_load(struct nightly *n, const char *path, char *const *sets, int nset);
+
+/*
+ * One night (@date "YYYY-MM-DD", NULL: today). Returns the exit status:
+ * 0 no regression, 1 at least one regressed metric, 2 an infrastructure
+ * failure (a kernel that could not be had, a run that failed).
+ */
+int nightly_run(const struct nightly *n, const char *date);
+
+#endif
