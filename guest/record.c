@@ -86,6 +86,28 @@ void rec_set_fd(int fd)
 	rec_fd = fd;
 }
 
+uint64_t rec_next_seq(void)
+{
+	return rec_seq;
+}
+
+int rec_raw(const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len && rec_fd >= 0) {
+		ssize_t k = write(rec_fd, p, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		len -= k;
+	}
+	return 0;
+}
+
 uint64_t rec_samples(void)
 {
 	return rec_nsamples;

@@ -12,6 +12,7 @@
 #ifndef KPAIR_RECORD_H
 #define KPAIR_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define REC_MAX 4096	/* longest record, newline included; the harness rejects longer */
@@ -23,5 +24,8 @@ int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int rec_done(double uptime, double workload_s);
 uint64_t rec_samples(void);
+/* test-only fault injection (guest/wl-garble.c): the next record's seq, and raw bytes as they are */
+uint64_t rec_next_seq(void);
+int rec_raw(const void *buf, size_t len);
 
 #endif
