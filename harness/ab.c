@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ab.h"
@@ -28,6 +29,7 @@ void ab_opts_init(struct ab_opts *o)
 	o->retries = 1;
 	o->seed = 1;
 	o->threshold = 0.02;
+	o->jobs = 1;
 }
 
 static void free_sets(char **sets, int n)
@@ -94,13 +96,13 @@ static int plan_write(const struct ab_opts *o)
 	json_t *j;
 	int ret;
 
-	j = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:f, s:i, s:i, s:I, s:f, s:b}",
+	j = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:f, s:i, s:i, s:I, s:f, s:b, s:i}",
 		      "format", "kpair-ab/1", "job", o->job_path,
 		      "stock", "kernel", o->side[0].kernel, "sets", strings_json(o->side[0].sets, o->side[0].nset),
 		      "patched", "kernel", o->side[1].kernel, "sets", strings_json(o->side[1].sets, o->side[1].nset),
 		      "sets", strings_json(o->sets, o->nset), "runs", o->runs, "until_ci", o->until_ci,
 		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
-		      "threshold", o->threshold, "calibrate", o->calibrate);
+		      "threshold", o->threshold, "calibrate", o->calibrate, "jobs", o->jobs);
 	text = json_dumps(j, JSON_INDENT(2));
 	ret = write_file_atomic(path, text, strlen(text));
 	free(text);
@@ -145,6 +147,7 @@ static int plan_read(const char *dir, struct ab_opts *o)
 		error("%s: %s", path, err.text);
 		goto out;
 	}
+	o->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
 	o->job_path = xstrdup(job);
 	o->side[0].kernel = xstrdup(k0);
 	o->side[1].kernel = xstrdup(k1);
@@ -276,13 +279,76 @@ out:
 	return j;
 }
 
+/* append run @idx of @side to @order; true when it ended ok */
+static int record(json_t *order, int idx, int side, json_t *r, int tty)
+{
+	const char *st = json_string_value(json_object_get(r, "status"));
+	const char *reason = json_string_value(json_object_get(r, "reason"));
+	const char *run_id = json_string_value(json_object_get(r, "run_id"));
+	int good = st && !strcmp(st, "ok");
+
+	json_array_append_new(order, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", idx,
+		"side", side_names[side], "run_dir", run_id ? run_id : "", "status", st ? st : "?",
+		"reason", reason ? reason : "", "result", r));
+	if (!tty)
+		printf("ab: run %d %s: %s%s%s\n", idx + 1, side_names[side], st ? st : "?",
+		       good ? "" : ": ", good ? "" : reason ? reason : "");
+	return good;
+}
+
+/*
+ * -j N: the first attempts of a batch of slots run at once, each in a child
+ * process that writes its run directory; the parent then reads them back
+ * through do_run like any run already on disk. Retries run one by one after.
+ */
+static void run_batch(const struct ab_opts *o, const int *idx, const int *side, int n,
+		      struct progress *pg)
+{
+	pid_t pids[AB_MAX_JOBS];
+	double t0 = mono_now();
+	int k, started = 0;
+
+	for (k = 0; k < n; k++) {
+		char *res = xasprintf("%s/runs/%03d-%s/result.json", o->out_dir, idx[k],
+				      side_names[side[k]]);
+		int have = path_exists(res);
+
+		free(res);
+		pids[k] = -1;
+		if (have)
+			continue;
+		fflush(NULL);
+		pids[k] = fork();
+		if (pids[k] == 0) {
+			struct progress quiet = *pg;
+
+			quiet.tty = 0;
+			json_decref(do_run(o, idx[k], side[k], &quiet));
+			_exit(0);
+		}
+		if (pids[k] < 0)
+			warning("fork: %s: run %d runs later, alone", strerror(errno), idx[k]);
+		else
+			started++;
+	}
+	for (k = 0; k < n; k++)
+		if (pids[k] > 0)
+			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+				;
+	if (started) {
+		pg->sum_wall += (mono_now() - t0) * started / n;
+		pg->nwall += started;
+	}
+}
+
 static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 {
 	struct progress pg = { .tty = isatty(2), .t0 = mono_now() };
 	int ok[2] = { 0, 0 }, failed[2] = { 0, 0 }, target = o->runs, slot = 0, idx = 0;
+	int nb = o->jobs > 1 ? (o->jobs > AB_MAX_JOBS ? AB_MAX_JOBS : o->jobs) : 1;
 
 	for (;;) {
-		int side, attempt;
+		int side[AB_MAX_JOBS], first[AB_MAX_JOBS], good[AB_MAX_JOBS], k, attempt;
 
 		if (slot % 2 == 0 && ok[0] >= target && ok[1] >= target) {
 			struct cmp c;
@@ -302,38 +368,41 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 				break;
 			target++;
 		}
-		side = slot_side(o->seed, slot);
-		if (failed[side] > o->runs + o->retries) {
-			if (pg.tty)
-				fputc('\n', stderr);
-			return error("%d %s runs failed: giving up (see %s/runs)", failed[side],
-				     side_names[side], o->out_dir);
+		for (k = 0; k < nb; k++) {
+			side[k] = slot_side(o->seed, slot + k);
+			first[k] = idx + k;
+			if (failed[side[k]] > o->runs + o->retries) {
+				if (pg.tty)
+					fputc('\n', stderr);
+				return error("%d %s runs failed: giving up (see %s/runs)",
+					     failed[side[k]], side_names[side[k]], o->out_dir);
+			}
 		}
 		pg.total = 2 * target;
 		pg.done = ok[0] + ok[1];
-		for (attempt = 0; attempt <= o->retries; attempt++) {
-			json_t *r = do_run(o, idx, side, &pg);
-			const char *st = json_string_value(json_object_get(r, "status"));
-			int good = st && !strcmp(st, "ok");
-
-			json_array_append_new(order, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
-				"index", idx, "side", side_names[side],
-				"run_dir", json_string_value(json_object_get(r, "run_id")) ?
-					   json_string_value(json_object_get(r, "run_id")) : "",
-				"status", st ? st : "?",
-				"reason", json_string_value(json_object_get(r, "reason")) ?
-					  json_string_value(json_object_get(r, "reason")) : "",
-				"result", r));
-			idx++;
-			if (!pg.tty)
-				printf("ab: run %d %s: %s%s%s\n", idx, side_names[side], st ? st : "?",
-				       good ? "" : ": ",
-				       good ? "" : json_string_value(json_object_get(r, "reason")));
-			if (good) {
-				ok[side]++;
-				break;
+		if (nb > 1) {
+			pg.side = "both";
+			progress_show(&pg, "parallel");
+			run_batch(o, first, side, nb, &pg);
+		}
+		idx += nb;
+		for (k = 0; k < nb; k++) {
+			good[k] = record(order, first[k], side[k], do_run(o, first[k], side[k], &pg),
+					 pg.tty);
+			if (good[k])
+				ok[side[k]]++;
+			else
+				failed[side[k]]++;
+		}
+		for (k = 0; k < nb; k++) {
+			for (attempt = 1; !good[k] && attempt <= o->retries; attempt++) {
+				good[k] = record(order, idx, side[k], do_run(o, idx, side[k], &pg), pg.tty);
+				idx++;
+				if (good[k])
+					ok[side[k]]++;
+				else
+					failed[side[k]]++;
 			}
-			failed[side]++;
 		}
 		if (pg.tty) {
 			struct cmp c;
@@ -346,7 +415,7 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 			json_decref(r);
 			cmp_release(&c);
 		}
-		slot++;
+		slot += nb;
 	}
 	if (pg.tty)
 		fprintf(stderr, "\r\033[K");
@@ -523,6 +592,22 @@ int ab_resume(const char *dir)
 	if (plan_read(dir, &o) < 0)
 		return 2;
 	ret = ab_go(&o, 1);
+	ab_opts_release(&o);
+	return ret;
+}
+
+int ab_extend(const char *dir, int runs)
+{
+	struct ab_opts o;
+	int ret = 3;
+
+	ab_opts_init(&o);
+	if (plan_read(dir, &o) < 0)
+		return 2;
+	if (runs > o.runs)
+		o.runs = runs;
+	if (plan_write(&o) == 0)
+		ret = ab_go(&o, 1);
 	ab_opts_release(&o);
 	return ret;
 }

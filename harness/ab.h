@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #define AB_MAX_SETS 32
+#define AB_MAX_JOBS 4		/* runs at once with -j */
 
 struct ab_side {
 	char *kernel;
@@ -31,6 +32,7 @@ struct ab_opts {
 	double threshold;		/* no-change band, fraction */
 	char *out_dir;
 	int calibrate;			/* A/A: both sides the same */
+	int jobs;			/* runs at once (-j); 1 for measurement */
 };
 
 void ab_opts_init(struct ab_opts *o);
@@ -40,6 +42,8 @@ void ab_opts_release(struct ab_opts *o);
 int ab_run(struct ab_opts *o);
 /* continue an interrupted A/B from DIR/ab.json */
 int ab_resume(const char *dir);
+/* continue the A/B of DIR to @runs a side (more than planned: the same order, extended) */
+int ab_extend(const char *dir, int runs);
 /* rebuild comparison.json, the table and report.html of DIR from its runs */
 int ab_report(const char *dir);
 

@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "ab.h"
+#include "bisect.h"
 #include "boot.h"
 #include "build.h"
 #include "compare.h"
 #include "config.h"
 #include "kernel.h"
+#include "nightly.h"
 #include "run.h"
 #include "util.h"
 
@@ -42,12 +44,16 @@ static void usage(FILE *f)
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]   (no --kernel: the target's)\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
-	      "        [--retries N] [-o DIR]       interleaved A/B, comparison.json + report.html\n"
+	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
 	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
 	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
 	      "  report DIR                            rewrite comparison.json and report.html of DIR\n"
 	      "  resume DIR                            continue an interrupted ab or calibrate\n"
+	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
+	      "        baseline: results/nightly/<date>/, junit.xml, index.html (exit 0/1/2)\n"
+	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
+	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
 	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-16 a failed run\n"
@@ -320,6 +326,7 @@ static int cmd_ab(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
@@ -328,8 +335,9 @@ static int cmd_ab(int argc, char **argv)
 	ab_opts_init(&o);
 	o.calibrate = calibrate;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:o:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:o:j:", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, AB_MAX_JOBS); break;
 		case 'A': o.side[0].kernel = xstrdup(optarg); break;
 		case 'B': o.side[1].kernel = xstrdup(optarg); break;
 		case 'k':
@@ -437,6 +445,98 @@ static int cmd_compare(int argc, char **argv)
 	return regressed;
 }
 
+static int cmd_nightly(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "date", required_argument, NULL, 'd' },
+		{ "set", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char **sets = calloc(argc, sizeof(char *));
+	const char *date = NULL;
+	struct nightly n;
+	int c, nset = 0, ret = EXIT_USAGE;
+
+	if (!sets)
+		die("out of memory");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': date = optarg; break;
+		case 's': sets[nset++] = optarg; break;
+		default: die("nightly: see kpair help");
+		}
+	}
+	if (optind != argc - 1)
+		die("nightly: expected one nightly file");
+	nightly_init(&n);
+	if (nightly_load(&n, argv[optind], sets, nset) == 0)
+		ret = nightly_run(&n, date);
+	nightly_release(&n);
+	free(sets);
+	return ret;
+}
+
+static int cmd_bisect(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "source", required_argument, NULL, 'S' },
+		{ "series", required_argument, NULL, 'P' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "max-runs", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "set", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bisect_opts o = { .runs = 5, .max_runs = 0, .seed = 1, .threshold = 0.02 };
+	char *src = NULL;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'S': o.source = optarg; break;
+		case 'P': o.series = optarg; break;
+		case 'M': o.metric = optarg; break;
+		case 't': o.threshold = parse_pct(optarg, "--threshold") / 100; break;
+		case 'n': o.runs = parse_int(optarg, "--runs", 2, 1000); break;
+		case 'm': o.max_runs = parse_int(optarg, "--max-runs", 2, 1000); break;
+		case 'r': o.seed = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); break;
+		case 's':
+			if (o.nset >= AB_MAX_SETS)
+				die("too many --set options (at most %d)", AB_MAX_SETS);
+			o.sets[o.nset++] = optarg;
+			break;
+		case 'c': o.fragment = optarg; break;
+		case 'T': o.target = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		default: die("bisect: see kpair help");
+		}
+	}
+	if (optind != argc - 1 || !o.source || !o.series || !o.metric)
+		die("bisect: expected JOB --source S --series FILE --metric NAME");
+	if (!o.max_runs)
+		o.max_runs = 2 * o.runs;
+	if (o.max_runs < o.runs)
+		die("--max-runs %d is below --runs %d", o.max_runs, o.runs);
+	/* patch(1) and the build run in the source tree: a directory must be absolute */
+	if (strchr(o.source, '/')) {
+		src = realpath(o.source, NULL);
+		if (!src)
+			die("--source '%s': %s", o.source, strerror(errno));
+		o.source = src;
+	}
+	o.job_path = argv[optind];
+	ret = bisect_run(&o);
+	free(src);
+	return ret;
+}
+
 static int cmd_dir(int argc, char **argv)
 {
 	if (argc != 2)
@@ -457,6 +557,8 @@ static const struct {
 	{ "report", cmd_dir },
 	{ "resume", cmd_dir },
 	{ "kernel", cmd_kernel },
+	{ "nightly", cmd_nightly },
+	{ "bisect", cmd_bisect },
 	{ "help", cmd_help },
 };
 

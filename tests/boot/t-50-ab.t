@@ -3,7 +3,7 @@
 # calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 18
+plan 20
 job="$ROOT/configs/jobs/smoke.job"
 ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
 
@@ -72,4 +72,11 @@ is "$(jq -r '[.order[] | select(.status == "ok") | .side] | join(",")' "$c")" \
 	"run order continues as planned"
 total=$(cat "$WORK"/res/runs/[0-9][0-9][0-9]-stock/samples.jsonl "$WORK"/res/runs/[0-9][0-9][0-9]-patched/samples.jsonl | grep -c '"type":"sample"')
 is "$total" 24 "samples on disk: 6 runs x 4, no duplicates"
+
+# -j 2: two guests at once; the same plan, every run recorded once
+ab ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 2 -j 2 --seed 7 --set params.size=4M -o "$WORK/j2"
+is $? 0 "ab -j 2 completes"
+is "$(jq -r '[.order[] | "\(.index)-\(.side)-\(.status)"] | join(",")' "$WORK/j2/comparison.json")" \
+	"$(jq -r '[.order[:4][] | "\(.index)-\(.side)-ok"] | join(",")' "$WORK/big/comparison.json")" \
+	"-j 2 runs the planned order, each run once"
 done_testing
