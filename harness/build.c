@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build.h"
@@ -325,7 +326,7 @@ static int install(const struct tree *t, const struct build_spec *spec, const st
 		   const char *id, double secs, const char *log, const char *key)
 {
 	char *store = kernel_store(), *dir = xasprintf("%s/%s", store, id);
-	char *tmp = xasprintf("%s/.tmp-%s-%d", store, id, (int)getpid()), *release = NULL, *cfg = NULL;
+	char *tmp = NULL, *release = NULL, *cfg = NULL;
 	struct {
 		const char *from, *to;
 	} files[] = { { ka->image_path, "vmlinuz" }, { "vmlinux", "vmlinux" }, { ".config", "config" },
@@ -334,8 +335,8 @@ static int install(const struct tree *t, const struct build_spec *spec, const st
 	size_t i;
 	int ret = -1;
 
-	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755) < 0)
+	tmp = make_temp_dir(store, id);	/* the caller holds the store lock */
+	if (!tmp)
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		char *from = xasprintf("%s/%s", t->obj, files[i].from);
@@ -379,7 +380,7 @@ static int install(const struct tree *t, const struct build_spec *spec, const st
 		goto out_rm;
 	}
 	json_decref(j);
-	if (rename(tmp, dir) < 0) {
+	if (chmod(tmp, 0755) < 0 || rename(tmp, dir) < 0) {
 		error("cannot move '%s' to '%s': %s", tmp, dir, strerror(errno));
 		goto out_rm;
 	}

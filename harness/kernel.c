@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel.h"
@@ -298,9 +299,8 @@ int kernel_fetch(const char *spec, struct kernel *out)
 	} else {
 		pkgarg = xstrdup(pkg);
 	}
-	tmp = xasprintf("%s/.tmp-%s-%d", store, release, (int)getpid());
-	rm_rf(tmp);
-	if (mkdir_p(tmp, 0755) < 0)
+	tmp = make_temp_dir(store, release);
+	if (!tmp)
 		goto out;
 	info("kernel: apt-get download %s", pkgarg);
 	{
@@ -341,7 +341,7 @@ int kernel_fetch(const char *spec, struct kernel *out)
 	if (ret < 0)
 		goto out_rm_tmp;
 	ret = -1;
-	if (rename(tmp, dir) < 0) {
+	if (chmod(tmp, 0755) < 0 || rename(tmp, dir) < 0) {
 		error("cannot move '%s' to '%s': %s", tmp, dir, strerror(errno));
 		goto out_rm_tmp;
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "source.h"
@@ -80,7 +81,7 @@ out:
 int source_unpack_package(const char *pkg, const char *work, const char *src, char **pkgver)
 {
 	char *dl = xasprintf("%s/dl", work), *x = NULL, *deb = NULL, *tarball = NULL;
-	char *marker = xasprintf("%s/.kpair-unpacked", src), *tmp = xasprintf("%s.tmp", src);
+	char *marker = xasprintf("%s/.kpair-unpacked", src), *tmp = NULL;
 	const char *dargv[] = { "apt-get", "download", "-q", pkg, NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
 	int ret = -1;
@@ -96,8 +97,7 @@ int source_unpack_package(const char *pkg, const char *work, const char *src, ch
 		goto out;
 	}
 	rm_rf(dl);
-	rm_rf(tmp);
-	if (mkdir_p(dl, 0755) < 0 || mkdir_p(tmp, 0755) < 0)
+	if (mkdir_p(dl, 0755) < 0 || !(tmp = make_temp_dir(work, "src")))	/* under the tree's lock */
 		goto out;
 	info("build: apt-get download %s", pkg);
 	if (spawn_checked(dargv, dl, 1800000, &r) < 0)
@@ -144,13 +144,15 @@ int source_unpack_package(const char *pkg, const char *work, const char *src, ch
 			goto out;
 	}
 	rm_rf(src);
-	if (rename(tmp, src) < 0) {
+	if (chmod(tmp, 0755) < 0 || rename(tmp, src) < 0) {
 		error("cannot move '%s' to '%s': %s", tmp, src, strerror(errno));
 		goto out;
 	}
 	ret = 0;
 out:
 	rm_rf(dl);
+	if (ret < 0 && tmp)
+		rm_rf(tmp);
 	spawn_result_release(&r);
 	free(tarball);
 	free(deb);

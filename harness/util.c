@@ -1,4 +1,5 @@
 /* util.c - error reporting, paths, time and files: the helpers every stage uses */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -16,17 +17,26 @@
 #include "util.h"
 
 int util_quiet;
+static char last_error[512];
 
 int error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs("kpair: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "kpair: %s\n", msg ? msg : "out of memory");
+	snprintf(last_error, sizeof(last_error), "%s", msg ? msg : "out of memory");
+	free(msg);
 	return -1;
+}
+
+const char *error_last(void)
+{
+	return last_error;
 }
 
 void warning(const char *fmt, ...)
@@ -303,4 +313,103 @@ void kpair_set_root(const char *argv0)
 const char *kpair_root(void)
 {
 	return root_dir[0] ? root_dir : ".";
+}
+
+int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 64 && s[0] != '.' && s[0] != '-' &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") == n;
+}
+
+int path_in_root(const char *path, const char *base, char *why, size_t len)
+{
+	const char *root = kpair_root(), *p;
+	char *full, real[PATH_MAX], rroot[PATH_MAX];
+	size_t n;
+	int ret = 0;
+
+	for (p = path; (p = strstr(p, "..")); p += 2) {
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2])) {
+			snprintf(why, len, "'%s': a '..' component leaves the project directory", path);
+			return -1;
+		}
+	}
+	full = path[0] == '/' || !base ? xstrdup(path) : xasprintf("%s/%s", base, path);
+	if (!realpath(root, rroot))
+		snprintf(rroot, sizeof(rroot), "%s", root);
+	n = strlen(rroot);
+	if (realpath(full, real)) {
+		if (strncmp(real, rroot, n) || (real[n] != '/' && real[n]))
+			ret = -1;	/* outside, through a symlink or an absolute path */
+	} else if (path[0] == '/' && (strncmp(path, rroot, n) || path[n] != '/')) {
+		ret = -1;
+	}
+	if (ret < 0)
+		snprintf(why, len, "'%s' is outside the project directory %s", path, rroot);
+	free(full);
+	return ret;
+}
+
+int utf8_check(const char *s, size_t n, size_t *bad)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t k, need = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 :
+			     (c & 0xf8) == 0xf0 ? 3 : 9;
+		unsigned cp = need == 1 ? c & 0x1f : need == 2 ? c & 0x0f : c & 0x07;
+
+		if (need == 9 || i + need >= n + (need ? 0 : 1))
+			goto bad;
+		for (k = 1; k <= need; k++) {
+			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
+		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+			goto bad;
+		i += need + 1;
+	}
+	return 0;
+bad:
+	*bad = i;
+	return -1;
+}
+
+/* remove @dir/.tmp-<name>-* left by a process that died (the caller holds @dir's lock) */
+static void rm_stale_temps(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+			char *p = xasprintf("%s/%s", dir, de->d_name);
+
+			rm_rf(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+char *make_temp_dir(const char *dir, const char *name)
+{
+	char *prefix = xasprintf(".tmp-%s-", name), *tmpl;
+
+	rm_stale_temps(dir, prefix);
+	tmpl = xasprintf("%s/%sXXXXXX", dir, prefix);
+	free(prefix);
+	if (!mkdtemp(tmpl)) {
+		error("cannot create a temporary directory '%s': %s", tmpl, strerror(errno));
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
 }

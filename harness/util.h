@@ -9,6 +9,8 @@
 
 /* print "kpair: <msg>" to stderr and return -1 */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the text of the last error() (without "kpair: "), for result.json reasons; "" if none */
+const char *error_last(void);
 /* print "kpair: warning: <msg>" to stderr */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* progress line on stderr unless quiet */
@@ -36,6 +38,23 @@ int sha256_file(const char *path, char hex[65]);
 
 /* the project root: $KPAIR_ROOT, else the directory above the kpair binary */
 const char *kpair_root(void);
+
+/* a plain name (run ids, file names): 1-64 of [A-Za-z0-9._+-], not starting with '.' or '-' */
+int name_ok(const char *s);
+/*
+ * 0 when @path (relative to @base, or to the current directory when @base is
+ * NULL) stays inside the project directory: no '..' component, and where it
+ * exists its real path is under kpair_root(); else -1 with a reason in @why.
+ */
+int path_in_root(const char *path, const char *base, char *why, size_t len);
+/*
+ * A new directory @dir/.tmp-@name-XXXXXX (mkdtemp: a name nobody can guess,
+ * mode 0700), after removing any @dir/.tmp-@name-* a killed process left:
+ * call it with @dir locked. The caller frees the name; NULL on error.
+ */
+char *make_temp_dir(const char *dir, const char *name);
+/* 0 when @n bytes at @s are valid UTF-8; else -1 and *bad is the offset of the first bad byte */
+int utf8_check(const char *s, size_t n, size_t *bad);
 void kpair_set_root(const char *argv0);
 
 #endif
