@@ -50,7 +50,8 @@ int path_in_root(const char *path, const char *base, char *why, size_t len);
 /*
  * A new directory @dir/.tmp-@name-XXXXXX (mkdtemp: a name nobody can guess,
  * mode 0700), after removing any @dir/.tmp-@name-* a killed process left:
- * call it with @dir locked. The caller frees the name; NULL on error.
+ * call it with @dir locked, and hold the lock until the directory is renamed
+ * or removed. The caller frees the name; NULL on error.
  */
 char *make_temp_dir(const char *dir, const char *name);
 /* 0 when @n bytes at @s are valid UTF-8; else -1 and *bad is the offset of the first bad byte */
