@@ -284,10 +284,11 @@ static json_t *entry_metrics(json_t *cmp)
 	int i;
 
 	json_object_foreach(json_object_get(cmp, "metrics"), name, m) {
-		json_t *e = json_object();
+		json_t *e;
 
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;
+		e = json_object();
 		for (i = 0; keep[i]; i++)
 			json_object_set(e, keep[i], json_object_get(m, keep[i]) ?
 				       json_object_get(m, keep[i]) : json_null());
