@@ -32,7 +32,7 @@ endif
 
 HARNESS := config kernel image boot channel samples stats compare html ab report source build run spawn util main
 HARNESS += tarball
-HARNESS += series nightly history
+HARNESS += series nightly history bisect
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ab.h"
+#include "bisect.h"
 #include "boot.h"
 #include "build.h"
 #include "compare.h"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 	      "  resume DIR                            continue an interrupted ab or calibrate\n"
 	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
 	      "        baseline: results/nightly/<date>/, junit.xml, index.html (exit 0/1/2)\n"
+	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
+	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
 	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-16 a failed run\n"
@@ -474,6 +477,66 @@ static int cmd_nightly(int argc, char **argv)
 	return ret;
 }
 
+static int cmd_bisect(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "source", required_argument, NULL, 'S' },
+		{ "series", required_argument, NULL, 'P' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "max-runs", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "set", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bisect_opts o = { .runs = 5, .max_runs = 0, .seed = 1, .threshold = 0.02 };
+	char *src = NULL;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:o:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'S': o.source = optarg; break;
+		case 'P': o.series = optarg; break;
+		case 'M': o.metric = optarg; break;
+		case 't': o.threshold = parse_pct(optarg, "--threshold") / 100; break;
+		case 'n': o.runs = parse_int(optarg, "--runs", 2, 1000); break;
+		case 'm': o.max_runs = parse_int(optarg, "--max-runs", 2, 1000); break;
+		case 'r': o.seed = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); break;
+		case 's':
+			if (o.nset >= AB_MAX_SETS)
+				die("too many --set options (at most %d)", AB_MAX_SETS);
+			o.sets[o.nset++] = optarg;
+			break;
+		case 'c': o.fragment = optarg; break;
+		case 'T': o.target = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		default: die("bisect: see kpair help");
+		}
+	}
+	if (optind != argc - 1 || !o.source || !o.series || !o.metric)
+		die("bisect: expected JOB --source S --series FILE --metric NAME");
+	if (!o.max_runs)
+		o.max_runs = 2 * o.runs;
+	if (o.max_runs < o.runs)
+		die("--max-runs %d is below --runs %d", o.max_runs, o.runs);
+	/* patch(1) and the build run in the source tree: a directory must be absolute */
+	if (strchr(o.source, '/')) {
+		src = realpath(o.source, NULL);
+		if (!src)
+			die("--source '%s': %s", o.source, strerror(errno));
+		o.source = src;
+	}
+	o.job_path = argv[optind];
+	ret = bisect_run(&o);
+	free(src);
+	return ret;
+}
+
 static int cmd_dir(int argc, char **argv)
 {
 	if (argc != 2)
@@ -495,6 +558,7 @@ static const struct {
 	{ "resume", cmd_dir },
 	{ "kernel", cmd_kernel },
 	{ "nightly", cmd_nightly },
+	{ "bisect", cmd_bisect },
 	{ "help", cmd_help },
 };
 

@@ -1,0 +1,35 @@
+/*
+ * bisect.h - the first patch of a quilt series whose A/B against the series
+ * base is `regressed` on one metric. Kernels for each prefix of the series
+ * come from kernel_build (cached by key: a prefix built once is never built
+ * again), each step's A/B lives in DIR/step-KK/ and is replayed rather than
+ * rerun when it is already on disk; an inconclusive step gets more runs
+ * before it is decided.
+ */
+#ifndef KPAIR_BISECT_H
+#define KPAIR_BISECT_H
+
+#include "ab.h"
+
+struct bisect_opts {
+	const char *job_path;
+	const char *source;		/* linux-source-6.1 or a tree */
+	const char *series;		/* quilt series file */
+	const char *metric;
+	const char *fragment;		/* NULL: the target's */
+	const char *target;		/* NULL: the job's */
+	char *sets[AB_MAX_SETS];	/* --set for both sides (borrowed) */
+	int nset;
+	int runs, max_runs;		/* a side; an inconclusive step is extended to max_runs */
+	uint64_t seed;
+	double threshold;
+	const char *out_dir;		/* NULL: results/bisect-<job>-<metric>-<series dir> */
+};
+
+/*
+ * Returns 0 when a first bad patch was found, 1 when the whole series does
+ * not regress the metric, 2 on bad input, 3 when a build or the runs failed.
+ */
+int bisect_run(const struct bisect_opts *o);
+
+#endif
