@@ -1,6 +1,7 @@
 /* config.c - job and target files: inih parsing driven by option tables */
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ struct parse_ctx {
 	unsigned char *seen;
 	struct job *job;	/* for [params] */
 	int errors;
+	int binary;		/* stopped at a NUL or a byte that is not UTF-8 */
 };
 
 static const struct opt *opt_find(const struct opt *tab, const char *section, const char *key)
@@ -156,6 +158,52 @@ static int cfg_error(struct parse_ctx *c, const char *section, const char *key, 
 	return error("%s:%u: %s", c->file, c->line, why);
 }
 
+/*
+ * Values that become names and paths. Names (job.name: run ids and result
+ * directories) are plain names wherever they come from; paths and programs
+ * from a file must stay inside the project (a --set on the command line is
+ * the user's own choice, like -o). No value has control characters.
+ */
+static int value_check(const struct opt *o, const char *v, int from_file, char *why, size_t len)
+{
+	const char *sk = o->section, *k = o->key;
+	char *list, *tok, *save = NULL;
+	int ret = 0;
+
+	if (o->type != OPT_STR)
+		return 0;
+	for (tok = (char *)v; *tok; tok++) {
+		if ((unsigned char)*tok < 0x20 ? *tok != '\t' : *tok == 0x7f) {
+			snprintf(why, len, "control character 0x%02x in the value", *tok);
+			return -1;
+		}
+	}
+	if (!strcmp(k, "name") || (!strcmp(k, "target") && !strchr(v, '/'))) {
+		if (name_ok(v))
+			return 0;
+		snprintf(why, len, "'%.64s': not a plain name (1-64 of A-Z a-z 0-9 . _ + -, "
+			 "not starting with . or -)", v);
+		return -1;
+	}
+	if (!from_file)
+		return 0;
+	if (!strcmp(k, "qemu") && (strncmp(v, "qemu-system-", 12) || !name_ok(v))) {
+		snprintf(why, len, "'%.64s': not a QEMU system emulator (qemu-system-<arch>, "
+			 "looked up in PATH)", v);
+		return -1;
+	}
+	if (!strcmp(k, "target") || !strcmp(k, "agent") || (!strcmp(sk, "pair") &&
+	    (strcmp(k, "source") || strchr(v, '/')))) {
+		const char *base = strcmp(k, "target") ? kpair_root() : NULL;
+
+		list = xstrdup(v);
+		for (tok = strtok_r(list, " \t", &save); tok && !ret; tok = strtok_r(NULL, " \t", &save))
+			ret = path_in_root(tok, base, why, len);
+		free(list);
+	}
+	return ret;
+}
+
 static int params_add(struct parse_ctx *c, const char *key, const char *value)
 {
 	struct job *job = c->job;
@@ -182,6 +230,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	struct parse_ctx *c = user;
 	const struct opt *o;
 	const char *why;
+	char msg[256];
 
 	if (c->long_line) {
 		cfg_error(c, NULL, NULL, "line too long");
@@ -191,6 +240,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return 1;
 	if (c->job && !strcmp(section, "params"))
 		return params_add(c, key, value);
+	if (!*section) {
+		snprintf(msg, sizeof(msg), "%.64s: key before any [section]", key);
+		return cfg_error(c, NULL, NULL, msg), 1;
+	}
 	if (!section_known(c->tab, section))
 		return cfg_error(c, section, key, "unknown section"), 1;
 	o = opt_find(c->tab, section, key);
@@ -199,26 +252,52 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (c->seen[o - c->tab])
 		return cfg_error(c, section, key, "repeated key"), 1;
 	c->seen[o - c->tab] = 1;
+	if (c->job)
+		c->job->line_of[o - c->tab] = c->line;
 	if (opt_set(o, c->obj, value, &why) < 0) {
-		char msg[256];
-
 		snprintf(msg, sizeof(msg), "'%s': %s", value, why);
+		cfg_error(c, section, key, msg);
+	} else if (value_check(o, value, 1, msg, sizeof(msg)) < 0) {
 		cfg_error(c, section, key, msg);
 	}
 	return 1;
 }
 
+/* one line, as fgets would, with its true length (NULs and all) */
+static size_t read_line(FILE *f, char *str, int num)
+{
+	size_t n = 0;
+	int ch;
+
+	while (n + 1 < (size_t)num && (ch = getc(f)) != EOF) {
+		str[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	str[n] = '\0';
+	return n;
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse_ctx *c = stream;
-	char *r = fgets(str, num, c->f);
-	size_t n;
+	size_t n, bad;
 
-	if (!r)
+	if (c->binary || !(n = read_line(c->f, str, num)))
 		return NULL;
 	c->line++;
-	n = strlen(str);
 	c->long_line = n == (size_t)num - 1 && str[n - 1] != '\n' && !feof(c->f);
+	if (memchr(str, '\0', n) || (!c->long_line && utf8_check(str, n, &bad) < 0)) {
+		char msg[96];
+		size_t at = memchr(str, '\0', n) ? (size_t)((char *)memchr(str, '\0', n) - str) : bad;
+
+		snprintf(msg, sizeof(msg), "%s at column %zu: not a UTF-8 text file",
+			 str[at] ? "byte that is not UTF-8" : "NUL byte", at + 1);
+		cfg_error(c, NULL, NULL, msg);
+		c->binary = 1;	/* nothing after it is worth parsing */
+		c->long_line_at = c->line;
+		return NULL;
+	}
 	if (c->long_line) {	/* swallow the rest; the handler reports it */
 		const char *p = str + strspn(str, " \t");
 		int ch;
@@ -233,7 +312,7 @@ static char *reader(char *str, int num, void *stream)
 			c->long_line_at = c->line;
 		}
 	}
-	return r;
+	return str;
 }
 
 static int parse_file(struct parse_ctx *c, const char *path)
@@ -249,6 +328,12 @@ static int parse_file(struct parse_ctx *c, const char *path)
 	ini_max_line = 1024;
 	r = ini_parse_stream(reader, c, handler, c);
 	fclose(c->f);
+	if (c->binary)
+		c->line = 0;	/* like a file that cannot be read: nothing more to say */
+	if (!c->line && !c->errors) {
+		c->errors++;
+		return error("%s: empty file: no [%s] section", path, c->tab[0].section);
+	}
 	if (r > 0 && (unsigned)r != c->long_line_at) {
 		c->line = r;
 		cfg_error(c, NULL, NULL, "syntax error (expected [section] or key = value)");
@@ -311,6 +396,7 @@ static int apply_set(struct parse_ctx *c, const char *set)
 	} else {
 		const struct opt *o = opt_find(c->tab, s, dot + 1);
 		const char *why;
+		char msg[256];
 
 		if (!o) {
 			c->errors++;
@@ -318,23 +404,40 @@ static int apply_set(struct parse_ctx *c, const char *set)
 		} else if (opt_set(o, c->obj, eq + 1, &why) < 0) {
 			c->errors++;
 			ret = error("--set %s.%s: '%s': %s", s, dot + 1, eq + 1, why);
+		} else if (value_check(o, eq + 1, 0, msg, sizeof(msg)) < 0) {
+			c->errors++;
+			ret = error("--set %s.%s: %s", s, dot + 1, msg);
 		} else {
 			c->seen[o - c->tab] = 1;
+			if (c->job)
+				c->job->line_of[o - c->tab] = 0;
 		}
 	}
 	free(s);
 	return ret;
 }
 
+/* "file:line" of job key @key in the file, or "file" when it came from a default or --set */
+static const char *job_at(const struct job *job, const char *key, char *buf, size_t len)
+{
+	const struct opt *o;
+
+	for (o = job_opts; o->key; o++)
+		if (!strcmp(o->key, key) && job->line_of[o - job_opts])
+			return snprintf(buf, len, "%s:%u", job->file, job->line_of[o - job_opts]), buf;
+	return job->file;
+}
+
 /* resolve [params] against the workload's own table */
 static int job_check_params(struct job *job)
 {
 	int i, errors = 0;
+	char at[PATH_MAX + 16];
 
 	job->wl = workload_find(job->workload);
 	if (!job->wl)
 		return error("%s: job.workload: unknown workload '%s' (kpair help workloads)",
-			     job->file, job->workload);
+			     job_at(job, "workload", at, sizeof(at)), job->workload);
 	for (i = 0; job->wl->params[i].name; i++) {
 		const char *why;
 
@@ -401,6 +504,7 @@ static int check_pin(const struct job *job)
 int job_load(struct job *job, const char *path, char *const *sets, int nset)
 {
 	struct parse_ctx c = { .file = path, .tab = job_opts, .obj = job, .seen = job->seen, .job = job };
+	char at[PATH_MAX + 16];
 	int i;
 
 	job->file = xstrdup(path);
@@ -419,9 +523,11 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	    job->blocksize != 1024 && job->blocksize != 2048 && job->blocksize != 4096 &&
 	    job->blocksize != 65536)
 		return error("%s: disk.blocksize: %llu: ext2/3/4 take 1024, 2048, 4096 or 65536",
-			     path, (unsigned long long)job->blocksize);
+			     job_at(job, "blocksize", at, sizeof(at)),
+			     (unsigned long long)job->blocksize);
 	if (job->blocksize & (job->blocksize - 1))
-		return error("%s: disk.blocksize: %llu: not a power of two", path,
+		return error("%s: disk.blocksize: %llu: not a power of two",
+			     job_at(job, "blocksize", at, sizeof(at)),
 			     (unsigned long long)job->blocksize);
 	return 0;
 }
@@ -474,6 +580,8 @@ int target_load(struct target *t, const char *name)
 	if (!path_exists(t->file))
 		return error("unknown target '%s': no file '%s'", name, t->file);
 	parse_file(&c, t->file);
+	if (c.errors && !c.line)
+		return -1;	/* could not open, empty or not text */
 	apply_defaults(&c);
 	return c.errors ? -1 : 0;
 }

@@ -48,6 +48,7 @@ struct job {
 	uint64_t pval[WL_MAX_PARAMS];	/* resolved values, in workload table order */
 	const struct workload *wl;
 	unsigned char seen[64];		/* which table entries were given */
+	unsigned line_of[64];		/* their line in the file; 0: default or --set */
 };
 
 struct target {
