@@ -10,7 +10,7 @@ ARCH := $(shell uname -m)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 DEFS := -D_GNU_SOURCE
-PKGS := jansson libarchive inih liblzma gsl
+PKGS := jansson libarchive inih liblzma gsl libvirt
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -33,6 +33,7 @@ endif
 HARNESS := config kernel image boot channel samples stats compare html ab report source build run spawn util main
 HARNESS += tarball
 HARNESS += series nightly history bisect
+HARNESS += libvirt
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 

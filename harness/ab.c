@@ -46,6 +46,8 @@ void ab_opts_release(struct ab_opts *o)
 
 	free(o->job_path);
 	free(o->out_dir);
+	free(o->backend);
+	free(o->uri);
 	free_sets(o->sets, o->nset);
 	for (s = 0; s < 2; s++) {
 		free(o->side[s].kernel);
@@ -103,6 +105,10 @@ static int plan_write(const struct ab_opts *o)
 		      "sets", strings_json(o->sets, o->nset), "runs", o->runs, "until_ci", o->until_ci,
 		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
 		      "threshold", o->threshold, "calibrate", o->calibrate, "jobs", o->jobs);
+	if (o->backend)
+		json_object_set_new(j, "backend", json_string(o->backend));
+	if (o->uri)
+		json_object_set_new(j, "uri", json_string(o->uri));
 	text = json_dumps(j, JSON_INDENT(2));
 	ret = write_file_atomic(path, text, strlen(text));
 	free(text);
@@ -148,6 +154,10 @@ static int plan_read(const char *dir, struct ab_opts *o)
 		goto out;
 	}
 	o->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
+	if (json_is_string(json_object_get(j, "backend")))
+		o->backend = xstrdup(json_string_value(json_object_get(j, "backend")));
+	if (json_is_string(json_object_get(j, "uri")))
+		o->uri = xstrdup(json_string_value(json_object_get(j, "uri")));
 	o->job_path = xstrdup(job);
 	o->side[0].kernel = xstrdup(k0);
 	o->side[1].kernel = xstrdup(k1);
@@ -260,6 +270,8 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, struct progres
 	ro.nset = side_sets(o, side, sets);
 	ro.sets = sets;
 	ro.out_dir = dir;
+	ro.backend = o->backend;
+	ro.uri = o->uri;
 	ro.quiet = 1;
 	ro.on_phase = on_phase;
 	ro.phase_user = pg;

@@ -33,6 +33,7 @@ struct ab_opts {
 	char *out_dir;
 	int calibrate;			/* A/A: both sides the same */
 	int jobs;			/* runs at once (-j); 1 for measurement */
+	char *backend, *uri;		/* boot backend (NULL: qemu) and libvirt URI */
 };
 
 void ab_opts_init(struct ab_opts *o);

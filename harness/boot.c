@@ -396,6 +396,17 @@ const struct backend backend_qemu = {
 	.run = qemu_run,
 };
 
+const struct backend *backend_find(const char *name)
+{
+	static const struct backend *const all[] = { &backend_qemu, &backend_libvirt };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(all[i]->name, name ? name : "qemu"))
+			return all[i];
+	return NULL;
+}
+
 char *qemu_version(const char *qemu)
 {
 	const char *argv[] = { qemu, "--version", NULL };

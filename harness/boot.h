@@ -52,6 +52,7 @@ struct vm_spec {
 	int ndisks;
 	const char *console_log;	/* file the console is copied to */
 	const char *qemu_log;		/* QEMU's own stdout/stderr */
+	const char *uri;		/* libvirt backend: connection URI (NULL: qemu:///system) */
 	double boot_timeout, workload_timeout;	/* seconds */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
 	int cpu;		/* host CPU QEMU is bound to, or -1 */
@@ -83,6 +84,9 @@ struct backend {
 };
 
 extern const struct backend backend_qemu;
+extern const struct backend backend_libvirt;
+/* the backend called @name (NULL: qemu), or NULL */
+const struct backend *backend_find(const char *name);
 
 void vm_result_init(struct vm_result *r);
 void vm_result_release(struct vm_result *r);

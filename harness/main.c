@@ -42,9 +42,11 @@ static void usage(FILE *f)
 	      "  kernel pair --source S --patch P...   stock and patched, sharing objects\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]   (no --kernel: the target's)\n"
+	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
+	      "        [--backend qemu|libvirt [--uri U]]\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
 	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
 	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
@@ -188,6 +190,13 @@ static int cmd_kernel(int argc, char **argv)
 	return ret < 0 ? 3 : 0;
 }
 
+static const char *check_backend(const char *name)
+{
+	if (!backend_find(name))
+		die("--backend '%s': qemu or libvirt", name);
+	return name;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -196,6 +205,8 @@ static int cmd_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "keep-disk", no_argument, NULL, 'K' },
 		{ "gzip-initramfs", no_argument, NULL, 'z' },
+		{ "backend", required_argument, NULL, 'V' },
+		{ "uri", required_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +224,8 @@ static int cmd_run(int argc, char **argv)
 		case 'o': o.out_dir = optarg; break;
 		case 'K': o.keep_disk = 1; break;
 		case 'z': o.gzip_initramfs = 1; break;
+		case 'V': o.backend = check_backend(optarg); break;
+		case 'U': o.uri = optarg; break;
 		case 'q': util_quiet = 1; break;
 		default: die("run: see kpair help");
 		}
@@ -327,6 +340,8 @@ static int cmd_ab(int argc, char **argv)
 		{ "retries", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "backend", required_argument, NULL, 'V' },
+		{ "uri", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
@@ -338,6 +353,8 @@ static int cmd_ab(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:o:j:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, AB_MAX_JOBS); break;
+		case 'V': o.backend = xstrdup(check_backend(optarg)); break;
+		case 'U': o.uri = xstrdup(optarg); break;
 		case 'A': o.side[0].kernel = xstrdup(optarg); break;
 		case 'B': o.side[1].kernel = xstrdup(optarg); break;
 		case 'k':

@@ -107,7 +107,7 @@ json_t *result_json(const struct run_info *ri)
 		      "status", run_statuses[st].name,
 		      "reason", ri->setup_error ? ri->setup_error : vm->reason,
 		      "exit_code", run_statuses[st].exit_code,
-		      "backend", "qemu",
+		      "backend", ri->backend ? ri->backend : "qemu",
 		      "job", job_json(ri->job),
 		      "kernel", ri->kernel->json,
 		      "target", "name", ri->target->name, "arch", ri->target->arch,

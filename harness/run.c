@@ -338,7 +338,9 @@ int run_one(const struct run_opts *o)
 			o->on_phase(o->phase_user, "boot");
 		info("run %s: booting %s (%s) with workload %s on %s", run_id, kernel.id, accel,
 		     job.workload, job.fs);
-		if (backend_qemu.run(&spec, &ch, &vm) < 0)
+		spec.uri = o->uri;
+		ri.backend = backend_find(o->backend)->name;
+		if (backend_find(o->backend)->run(&spec, &ch, &vm) < 0)
 			snprintf(setup_err, sizeof(setup_err), "QEMU could not be started");
 		free(qlog);
 	}

@@ -17,6 +17,8 @@ struct run_opts {
 	int keep_disk;			/* leave scratch.img in the run directory */
 	int gzip_initramfs;
 	int quiet;			/* no summary on stdout */
+	const char *backend;		/* "qemu" (NULL) or "libvirt" */
+	const char *uri;		/* libvirt connection URI (NULL: qemu:///system) */
 	/* optional: told "prepare", "boot", "workload", "poweroff" as the run goes */
 	void (*on_phase)(void *user, const char *phase);
 	void *phase_user;

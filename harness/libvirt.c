@@ -1,0 +1,431 @@
+/*
+ * libvirt.c - the libvirt backend: each run a transient domain
+ * (virDomainCreateXML) with the same kernel, initramfs, command line and
+ * virtio-blk disks as the QEMU backend. The serial console and the
+ * org.kpair.results virtio-serial channel are unix sockets the harness
+ * listens on and QEMU connects to while it starts, so no byte is missed. The
+ * guest powers off with ACPI on; on_poweroff/on_reboot/on_crash destroy the
+ * domain, which closes both sockets. The statuses are the QEMU backend's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "util.h"
+
+#define LV_DEFAULT_URI "qemu:///system"
+
+struct lv_text {
+	char *s;
+	size_t len;
+};
+
+static void lv_add(struct lv_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lv_add(struct lv_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	t->s = realloc(t->s, t->len + n + 1);
+	if (!t->s)
+		abort();
+	memcpy(t->s + t->len, p, n + 1);
+	t->len += n;
+	free(p);
+}
+
+/* XML text with & < > ' " escaped */
+static void lv_esc(struct lv_text *t, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': lv_add(t, "&amp;"); break;
+		case '<': lv_add(t, "&lt;"); break;
+		case '>': lv_add(t, "&gt;"); break;
+		case '\'': lv_add(t, "&apos;"); break;
+		case '"': lv_add(t, "&quot;"); break;
+		default: lv_add(t, "%c", *s);
+		}
+	}
+}
+
+static const char *lv_arch(const struct target *t)
+{
+	if (!strcmp(t->arch, "amd64"))
+		return "x86_64";
+	if (!strcmp(t->arch, "i386"))
+		return "i686";
+	if (!strcmp(t->arch, "arm64"))
+		return "aarch64";
+	return t->arch;
+}
+
+/* the domain: QEMU runs as root like the QEMU backend (static DAC label, no relabelling) */
+static char *domain_xml(const struct vm_spec *s, const char *name, const char *con_sock,
+			const char *res_sock)
+{
+	const struct target *t = s->target;
+	struct lv_text x = { 0 };
+	int i;
+
+	lv_add(&x, "<domain type='%s'>\n  <name>", strcmp(s->accel, "kvm") ? "qemu" : "kvm");
+	lv_esc(&x, name);
+	lv_add(&x, "</name>\n  <memory unit='MiB'>%llu</memory>\n  <vcpu>%llu</vcpu>\n"
+		   "  <os>\n    <type arch='%s' machine='", (unsigned long long)(s->memory >> 20),
+	       (unsigned long long)s->cpus, lv_arch(t));
+	lv_esc(&x, t->machine);
+	lv_add(&x, "'>hvm</type>\n    <kernel>");
+	lv_esc(&x, s->kernel);
+	lv_add(&x, "</kernel>\n    <initrd>");
+	lv_esc(&x, s->initrd);
+	lv_add(&x, "</initrd>\n    <cmdline>");
+	lv_esc(&x, s->append);
+	lv_add(&x, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
+	if (*t->cpu) {
+		lv_add(&x, "  <cpu mode='custom' match='exact'><model fallback='allow'>");
+		lv_esc(&x, t->cpu);
+		lv_add(&x, "</model></cpu>\n");
+	}
+	lv_add(&x, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+		   "  <on_crash>destroy</on_crash>\n  <devices>\n    <emulator>");
+	lv_esc(&x, t->qemu[0] == '/' ? t->qemu : "");
+	if (t->qemu[0] != '/')
+		lv_add(&x, "/usr/bin/");
+	if (t->qemu[0] != '/')
+		lv_esc(&x, t->qemu);
+	lv_add(&x, "</emulator>\n");
+	for (i = 0; i < s->ndisks; i++) {
+		lv_add(&x, "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw' "
+			   "cache='%s'/>\n      <source file='", s->disks[i].cache);
+		lv_esc(&x, s->disks[i].path);
+		lv_add(&x, "'/>\n      <target dev='vd%c' bus='virtio'/>%s\n    </disk>\n", 'a' + i,
+		       s->disks[i].readonly ? "<readonly/>" : "");
+	}
+	lv_add(&x, "    <serial type='unix'>\n      <source mode='connect' path='");
+	lv_esc(&x, con_sock);
+	lv_add(&x, "'/>\n      <target port='0'/>\n    </serial>\n"
+		   "    <controller type='virtio-serial' index='0'/>\n"
+		   "    <channel type='unix'>\n      <source mode='connect' path='");
+	lv_esc(&x, res_sock);
+	lv_add(&x, "'/>\n      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
+		   "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>\n"
+		   "  </devices>\n  <seclabel type='static' model='dac' relabel='no'>"
+		   "<label>+0:+0</label></seclabel>\n</domain>\n");
+	return x.s;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return error("socket path '%s' is too long", path);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error("socket: %s", strerror(errno));
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 1) < 0) {
+		error("cannot listen on '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* the connection QEMU made while it started (it is in the backlog by now) */
+static int accept_one(int lfd, double until)
+{
+	struct pollfd p = { lfd, POLLIN, 0 };
+	double now = mono_now();
+
+	if (poll(&p, 1, now < until ? (int)((until - now) * 1000) + 1 : 0) <= 0)
+		return -1;
+	return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+struct lv_chain {
+	channel_cb cb;
+	void *user;
+	struct vm_result *res;
+	const struct vm_spec *spec;
+};
+
+static int lv_chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
+{
+	struct lv_chain *c = user;
+	double t = mono_now() - c->res->t_start;
+
+	if (type == REC_HELLO)
+		c->res->hello = t;
+	else if (type == REC_DONE)
+		c->res->done = t;
+	else if (type == REC_SAMPLE && c->res->first_sample < 0)
+		c->res->first_sample = t;
+	else if (type == REC_ERROR) {
+		const char *stage = "?", *msg = "?";
+
+		json_unpack(rec, "{s:s, s:s}", "stage", &stage, "message", &msg);
+		snprintf(c->res->error_record, sizeof(c->res->error_record), "agent: %s: %s", stage,
+			 msg);
+	}
+	if (c->spec->on_phase && (type == REC_HELLO || type == REC_DONE))
+		c->spec->on_phase(c->spec->phase_user, type == REC_HELLO ? "workload" : "poweroff");
+	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;
+}
+
+/* the console as the QEMU backend reads it: the panic line, oops/BUG/WARNING lines, the tail */
+static void lv_console_scan(struct vm_result *r, const char *text, size_t n)
+{
+	static const char *const warn[] = { "Oops", "BUG:", "WARNING:", "general protection fault",
+					    "soft lockup", "blocked for more than", "Call Trace:",
+					    NULL };
+	const char *l = text, *end = text + n;
+	size_t keep = n > CONSOLE_TAIL ? CONSOLE_TAIL : n;
+
+	memcpy(r->console_tail, end - keep, keep);
+	r->console_tail[keep] = '\0';
+	while (l < end) {
+		const char *nl = memchr(l, '\n', end - l);
+		char line[512];
+		int len = (int)((nl ? nl : end) - l), i;
+
+		snprintf(line, sizeof(line), "%.*s", len, l);
+		line[strcspn(line, "\r")] = '\0';
+		if (!r->panic_line[0] && strstr(line, "Kernel panic - not syncing"))
+			snprintf(r->panic_line, sizeof(r->panic_line), "%.255s", line);
+		for (i = 0; warn[i]; i++)
+			if (strstr(line, warn[i])) {
+				if (!r->warnings++)
+					snprintf(r->first_warning, sizeof(r->first_warning), "%.255s",
+						 line);
+				break;
+			}
+		l = nl ? nl + 1 : end;
+	}
+}
+
+/* the QEMU backend's statuses from what the domain did */
+static void lv_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
+			int timed_out)
+{
+	if (ch->failed) {
+		r->status = RUN_BAD_RECORD;
+		snprintf(r->reason, sizeof(r->reason), "%s", ch->why);
+	} else if (ch->got_done) {
+		r->status = RUN_OK;
+		snprintf(r->reason, sizeof(r->reason), "ok");
+	} else if (r->panic_line[0]) {
+		r->status = RUN_PANIC;
+		snprintf(r->reason, sizeof(r->reason), "%s", r->panic_line);
+	} else if (r->error_record[0]) {
+		r->status = RUN_WORKLOAD_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "%s", r->error_record);
+	} else if (timed_out && !ch->got_hello) {
+		r->status = RUN_BOOT_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "no hello within %.1f s of the domain's start",
+			 s->boot_timeout);
+	} else if (timed_out) {
+		r->status = RUN_WORKLOAD_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "no done within %.1f s after hello",
+			 s->workload_timeout);
+	} else {
+		r->status = RUN_AGENT_EXIT;
+		snprintf(r->reason, sizeof(r->reason), "guest stopped %s hello without a done record",
+			 ch->got_hello ? "after" : "before");
+	}
+}
+
+static void lv_quiet(void *user, virErrorPtr e)
+{
+	(void)user;
+	(void)e;	/* errors are reported where they happen, with context */
+}
+
+static const char *lv_err(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && e->message ? e->message : "unknown libvirt error";
+}
+
+/* QEMU's log of the domain, which libvirt keeps, copied to the run's qemu.log */
+static void copy_qemu_log(const struct vm_spec *s, const char *name)
+{
+	char *from = xasprintf("/var/log/libvirt/qemu/%s.log", name);
+
+	util_quiet++;
+	if (s->qemu_log && path_exists(from))
+		copy_file(from, s->qemu_log);
+	unlink(from);
+	util_quiet--;
+	free(from);
+}
+
+/* the watch loop: console to the log and the tail, records to the channel, deadlines */
+static void lv_watch(const struct vm_spec *s, struct channel *ch, struct vm_result *res,
+		     int fds[2], int log_fd, struct lv_text *con, int *timed_out)
+{
+	double deadline = res->t_start + s->boot_timeout, grace = -1;
+	int open_fds = (fds[0] >= 0) + (fds[1] >= 0);
+
+	while (open_fds > 0 && !ch->failed) {
+		struct pollfd pfd[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+		double now = mono_now();
+		char buf[16384];
+		int k, i;
+
+		if (ch->got_hello && grace < 0 && !ch->got_done)
+			deadline = res->t_start + res->hello + s->workload_timeout;
+		if (ch->got_done && grace < 0)
+			deadline = grace = now + 30;	/* time to sync and power off */
+		if (now >= deadline) {
+			*timed_out = !ch->got_done;
+			break;
+		}
+		k = poll(pfd, 2, (int)((deadline - now) * 1000) + 1);
+		for (i = 0; k > 0 && i < 2; i++) {
+			ssize_t n;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			n = read(pfd[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (i)
+					channel_end(ch);
+				close(fds[i]);
+				fds[i] = -1;
+				open_fds--;
+			} else if (i == 0) {
+				if (res->first_console < 0)
+					res->first_console = mono_now() - res->t_start;
+				if (log_fd >= 0 && write(log_fd, buf, n) < 0)
+					log_fd = -1;
+				lv_add(con, "%.*s", (int)n, buf);
+			} else {
+				channel_feed(ch, buf, n);
+			}
+		}
+	}
+}
+
+static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
+{
+	static unsigned seq;
+	char tmpl[] = "/tmp/kpair-lv-XXXXXX", *sock[2] = { NULL, NULL }, *xml = NULL, *name;
+	struct lv_chain chain = { ch->cb, ch->user, res, s };
+	int lfd[2] = { -1, -1 }, fds[2] = { -1, -1 }, log_fd = -1, timed_out = 0, gone = 0, i;
+	struct lv_text con = { 0 };
+	virConnectPtr conn = NULL;
+	virDomainPtr dom = NULL;
+	int ret = -1;
+
+	name = xasprintf("kpair-%s-%u", s->name, seq++);
+	if (!mkdtemp(tmpl))
+		return error("mkdtemp: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		sock[i] = xasprintf("%s/%s.sock", tmpl, i ? "results" : "console");
+		lfd[i] = listen_unix(sock[i]);
+		if (lfd[i] < 0)
+			goto out;
+	}
+	log_fd = open(s->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		error("cannot create '%s': %s", s->console_log, strerror(errno));
+		goto out;
+	}
+	xml = domain_xml(s, name, sock[0], sock[1]);
+	res->cmdline = xasprintf("virDomainCreateXML(%s) %s", s->uri ? s->uri : LV_DEFAULT_URI, xml);
+	virSetErrorFunc(NULL, lv_quiet);
+	conn = virConnectOpen(s->uri ? s->uri : LV_DEFAULT_URI);
+	if (!conn) {
+		error("libvirt: cannot connect to '%s': %s", s->uri ? s->uri : LV_DEFAULT_URI,
+		      lv_err());
+		goto out;
+	}
+	ch->cb = lv_chain_cb;
+	ch->user = &chain;
+	res->t_start = mono_now();
+	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_NONE);
+	if (!dom) {
+		/* QEMU did not come up: the run failed as a QEMU start does */
+		res->exit = mono_now() - res->t_start;
+		res->status = RUN_QEMU_DIED;
+		snprintf(res->reason, sizeof(res->reason), "libvirt could not start the domain: %.400s",
+			 lv_err());
+		ret = 0;
+		goto out;
+	}
+	for (i = 0; i < 2; i++)
+		fds[i] = accept_one(lfd[i], mono_now() + 10);
+	if (fds[0] < 0 || fds[1] < 0)
+		warning("libvirt: QEMU did not connect the %s socket", fds[0] < 0 ? "console" : "results");
+	lv_watch(s, ch, res, fds, log_fd, &con, &timed_out);
+	/* the domain goes away on poweroff; give it a moment, then destroy it */
+	for (i = 0; i < 500 && !gone; i++) {
+		gone = virDomainIsActive(dom) != 1;
+		if (!gone && (timed_out || ch->failed))
+			break;
+		if (!gone)
+			usleep(10000);
+	}
+	if (!gone && virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
+		warning("libvirt: cannot destroy domain '%s': %s", name, lv_err());
+	res->qemu_status = 0;
+	res->exit = mono_now() - res->t_start;
+	copy_qemu_log(s, name);
+	if (con.len)
+		lv_console_scan(res, con.s, con.len);
+	lv_classify(s, res, ch, timed_out);
+	ret = 0;
+out:
+	ch->cb = chain.cb;
+	ch->user = chain.user;
+	if (dom)
+		virDomainFree(dom);
+	if (conn)
+		virConnectClose(conn);
+	if (log_fd >= 0) {
+		fsync(log_fd);
+		close(log_fd);
+	}
+	for (i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		if (lfd[i] >= 0)
+			close(lfd[i]);
+		if (sock[i])
+			unlink(sock[i]);
+		free(sock[i]);
+	}
+	rmdir(tmpl);
+	free(con.s);
+	free(xml);
+	free(name);
+	return ret;
+}
+
+const struct backend backend_libvirt = {
+	.name = "libvirt",
+	.run = libvirt_run,
+};
