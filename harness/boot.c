@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -26,12 +27,14 @@ const struct run_status_info run_statuses[RUN_NSTATUS] = {
 	[RUN_BAD_RECORD] = { "bad-record", 15, "the guest sent a malformed or out-of-order record" },
 	[RUN_WORKLOAD_FAILED] = { "workload-failed", 16, "the agent reported an error" },
 	[RUN_SETUP_FAILED] = { "setup-failed", 3, "kernel, image or disk could not be prepared" },
+	[RUN_STORE_FAILED] = { "store-failed", 17, "the records could not be stored on the host (disk full?)" },
 };
 
 /* console lines that mark a run even when it completes (like stress-ng's klog check) */
 static const char *const warn_patterns[] = {
 	"Oops", "BUG:", "WARNING:", "general protection fault", "soft lockup",
-	"blocked for more than", "Call Trace:", NULL,
+	"blocked for more than", "Call Trace:", "kernel BUG at", "detected stalls on CPUs",
+	"self-detected stall", "hard LOCKUP", "UBSAN:", "Unable to handle kernel", NULL,
 };
 
 void vm_result_init(struct vm_result *r)
@@ -102,6 +105,10 @@ static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct ar
 	add(a, "-no-user-config");
 	add(a, "-nographic");
 	add(a, "-no-reboot");
+	if (s->pid_file) {	/* QEMU's own: written once it is up, and names the run directory */
+		add(a, "-pidfile");
+		add(a, "%s", s->pid_file);
+	}
 	add(a, "-kernel");
 	add(a, "%s", s->kernel);
 	add(a, "-initrd");
@@ -137,19 +144,35 @@ struct watch {
 	size_t tail_len;
 };
 
+/* where the kernel's part of a console line starts: BIOS text without a newline comes first */
+static const char *printk_start(const char *l)
+{
+	const char *p;
+
+	for (p = strchr(l, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1 + strspn(p + 1, " ");
+		size_t d = strspn(q, "0123456789");
+
+		if (d && q[d] == '.' && strspn(q + d + 1, "0123456789") == 6 && q[d + 7] == ']')
+			return p;
+	}
+	return l;
+}
+
 static void console_line(struct watch *w)
 {
 	struct vm_result *r = w->res;
-	const char *l = w->line;
+	const char *l = w->line, *p;
 	int i;
 
 	w->line[w->line_len] = '\0';
-	if (!r->panic_line[0] && strstr(l, "Kernel panic - not syncing"))
-		snprintf(r->panic_line, sizeof(r->panic_line), "%.255s", l);
+	if (!r->panic_line[0] && (p = strstr(l, "Kernel panic - not syncing")))
+		snprintf(r->panic_line, sizeof(r->panic_line), "%.255s", p);
 	for (i = 0; warn_patterns[i]; i++) {
 		if (strstr(l, warn_patterns[i])) {
 			if (!r->warnings++)
-				snprintf(r->first_warning, sizeof(r->first_warning), "%.255s", l);
+				snprintf(r->first_warning, sizeof(r->first_warning), "%.255s",
+					 printk_start(l));
 			break;
 		}
 	}
@@ -184,17 +207,94 @@ tail:
 	}
 }
 
-static void classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
-		     int timed_out, int qemu_exited)
+void console_scan_text(struct vm_result *r, const char *text, size_t n)
 {
-	int st = r->qemu_status;
+	struct watch w = { .res = r, .log_fd = -1 };
 
-	if (ch->failed) {
+	w.tail_len = strlen(r->console_tail);
+	console_bytes(&w, text, n);
+	if (w.line_len)
+		console_line(&w);
+}
+
+/* the last non-empty line of @text, from its printk timestamp on, into @out */
+static void last_line(const char *text, char *out, size_t len)
+{
+	const char *end = text + strlen(text), *b;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	for (b = end; b > text && b[-1] != '\n'; b--)
+		;
+	snprintf(out, len, "%.*s", (int)(end - b), b);
+	memmove(out, printk_start(out), strlen(printk_start(out)) + 1);
+}
+
+/* "Attempted to kill init! exitcode=0x0000000b": what PID 1 died of */
+static void init_death(const char *panic, char *out, size_t len)
+{
+	const char *p = strstr(panic, "exitcode=");
+	unsigned long code;
+
+	if (!p) {
+		snprintf(out, len, "it died");
+		return;
+	}
+	code = strtoul(p + 9, NULL, 16);
+	if (code & 0x7f)
+		snprintf(out, len, "killed by signal %lu (%s)%s", code & 0x7f,
+			 strsignal((int)(code & 0x7f)), code & 0x80 ? ", core dumped" : "");
+	else
+		snprintf(out, len, "exited with status %lu", (code >> 8) & 0xff);
+}
+
+/* the last line QEMU wrote to its log, into @out ("" when none) */
+static void qemu_last_words(const struct vm_spec *s, char *out, size_t len)
+{
+	char *text = NULL;
+
+	out[0] = '\0';
+	if (!s->qemu_log || !path_exists(s->qemu_log))
+		return;
+	util_quiet++;
+	if (read_file(s->qemu_log, &text, NULL) == 0)
+		last_line(text, out, len);
+	util_quiet--;
+	free(text);
+}
+
+void vm_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
+		 int timed_out, int qemu_exited)
+{
+	int st = r->qemu_status, killed = qemu_exited && WIFSIGNALED(st);
+	char con[200], why[120];
+
+	last_line(r->console_tail, con, sizeof(con));
+	if (r->store_error[0]) {
+		r->status = RUN_STORE_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "cannot store the records: %.400s",
+			 r->store_error);
+	} else if (ch->failed && !killed) {
 		r->status = RUN_BAD_RECORD;
 		snprintf(r->reason, sizeof(r->reason), "%s", ch->why);
-	} else if (ch->got_done) {
+	} else if (ch->got_done && !ch->failed) {
 		r->status = RUN_OK;
-		snprintf(r->reason, sizeof(r->reason), "ok");
+		if (r->warnings)
+			snprintf(r->reason, sizeof(r->reason), "ok, but the console has %d warning "
+				 "line(s), first: %.300s", r->warnings, r->first_warning);
+		else
+			snprintf(r->reason, sizeof(r->reason), "ok");
+	} else if (killed) {
+		r->status = RUN_QEMU_DIED;
+		snprintf(r->reason, sizeof(r->reason), "QEMU killed by signal %d (%s) %s hello, "
+			 "%llu samples in", WTERMSIG(st), strsignal(WTERMSIG(st)),
+			 ch->got_hello ? "after" : "before", (unsigned long long)ch->samples);
+	} else if (r->panic_line[0] && strstr(r->panic_line, "Attempted to kill init")) {
+		/* the agent is PID 1: its death is the kernel's last word, not a kernel bug */
+		r->status = RUN_AGENT_EXIT;
+		init_death(r->panic_line, why, sizeof(why));
+		snprintf(r->reason, sizeof(r->reason), "the agent (PID 1) died, %s: %s", why,
+			 r->panic_line);
 	} else if (r->panic_line[0]) {
 		r->status = RUN_PANIC;
 		snprintf(r->reason, sizeof(r->reason), "%s", r->panic_line);
@@ -203,19 +303,18 @@ static void classify(const struct vm_spec *s, struct vm_result *r, struct channe
 		snprintf(r->reason, sizeof(r->reason), "%s", r->error_record);
 	} else if (timed_out && !ch->got_hello) {
 		r->status = RUN_BOOT_TIMEOUT;
-		snprintf(r->reason, sizeof(r->reason), "no hello within %.1f s of QEMU start",
-			 s->boot_timeout);
+		snprintf(r->reason, sizeof(r->reason), "no hello within %.1f s of QEMU start; "
+			 "console: %s", s->boot_timeout, *con ? con : "(nothing)");
 	} else if (timed_out) {
 		r->status = RUN_WORKLOAD_TIMEOUT;
-		snprintf(r->reason, sizeof(r->reason), "no done within %.1f s after hello",
-			 s->workload_timeout);
-	} else if (qemu_exited && WIFSIGNALED(st)) {
-		r->status = RUN_QEMU_DIED;
-		snprintf(r->reason, sizeof(r->reason), "QEMU killed by signal %d", WTERMSIG(st));
+		snprintf(r->reason, sizeof(r->reason), "no done within %.1f s after hello "
+			 "(%llu samples in); console: %s", s->workload_timeout,
+			 (unsigned long long)ch->samples, *con ? con : "(nothing)");
 	} else if (qemu_exited && WIFEXITED(st) && WEXITSTATUS(st)) {
 		r->status = RUN_QEMU_DIED;
-		snprintf(r->reason, sizeof(r->reason), "QEMU exited with status %d (see qemu.log)",
-			 WEXITSTATUS(st));
+		qemu_last_words(s, con, sizeof(con));
+		snprintf(r->reason, sizeof(r->reason), "QEMU exited with status %d: %s",
+			 WEXITSTATUS(st), *con ? con : "(qemu.log is empty)");
 	} else {
 		r->status = RUN_AGENT_EXIT;
 		snprintf(r->reason, sizeof(r->reason), "guest stopped %s hello without a done record",
@@ -254,7 +353,13 @@ static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *lin
 		watch_cb_error(c->res, rec);
 	if (c->spec->on_phase && (type == REC_HELLO || type == REC_DONE))
 		c->spec->on_phase(c->spec->phase_user, type == REC_HELLO ? "workload" : "poweroff");
-	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;
+	if (c->cb && c->cb(c->user, type, rec, line, len) < 0) {
+		if (!c->res->store_error[0])	/* the host's fault, not the guest's */
+			snprintf(c->res->store_error, sizeof(c->res->store_error), "%s",
+				 error_last());
+		return -1;
+	}
+	return 0;
 }
 
 static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
@@ -292,6 +397,7 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	res->t_start = mono_now();
 	if (spawn_start_on((const char *const *)a.v, log_fd, keep, s->cpu, &pid) < 0)
 		goto out_close;
+	res->qemu_pid = pid;
 	close(con[1]);
 	close(rsp[1]);
 	con[1] = rsp[1] = -1;
@@ -368,9 +474,11 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 		exited = open_fds == 0 && !timed_out;
 	}
 	res->exit = mono_now() - res->t_start;
+	if (s->pid_file)
+		unlink(s->pid_file);	/* reaped: the pid is no longer QEMU's */
 	if (w.line_len)
 		console_line(&w);
-	classify(s, res, ch, timed_out, exited);
+	vm_classify(s, res, ch, timed_out, exited);
 	ret = 0;
 out_close:
 	ch->cb = chain.cb;
@@ -463,6 +571,22 @@ static int kvm_probe(const struct target *t, const char *kernel, char *why, size
 	return ok;
 }
 
+/* flock images/.accel-<target>.lock; the fd to close, or -1 (then no lock: probes may overlap) */
+static int accel_lock(const struct target *t)
+{
+	char *dir = xasprintf("%s/images", kpair_root());
+	char *path = xasprintf("%s/.accel-%s.lock", dir, t->name);
+	int fd = mkdir_p(dir, 0755) < 0 ? -1 : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	free(dir);
+	return fd;
+}
+
 int accel_choose(const struct target *t, const char *kernel, const char *want,
 		 char *accel, size_t len, char *why, size_t whylen)
 {
@@ -470,7 +594,7 @@ int accel_choose(const struct target *t, const char *kernel, const char *want,
 	const char *a = NULL, *host = NULL, *w = NULL;
 	struct utsname u;
 	json_t *j;
-	int ok;
+	int ok, lock;
 
 	if (strcmp(want, "auto")) {
 		snprintf(accel, len, "%s", want);
@@ -479,6 +603,7 @@ int accel_choose(const struct target *t, const char *kernel, const char *want,
 		return 0;
 	}
 	uname(&u);
+	lock = accel_lock(t);	/* one probe at a time; the others then read its verdict */
 	j = json_load_file(path, 0, NULL);
 	if (j && !json_unpack(j, "{s:s, s:s, s:s}", "accel", &a, "host", &host, "why", &w) &&
 	    !strcmp(host, u.release)) {
@@ -486,6 +611,8 @@ int accel_choose(const struct target *t, const char *kernel, const char *want,
 		snprintf(why, whylen, "%s (cached probe)", w);
 		json_decref(j);
 		free(path);
+		if (lock >= 0)
+			close(lock);
 		return 0;
 	}
 	json_decref(j);
@@ -506,5 +633,7 @@ int accel_choose(const struct target *t, const char *kernel, const char *want,
 		json_decref(j);
 	}
 	free(path);
+	if (lock >= 0)
+		close(lock);
 	return 0;
 }

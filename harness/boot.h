@@ -22,6 +22,7 @@ enum run_status {
 	RUN_BAD_RECORD,
 	RUN_WORKLOAD_FAILED,
 	RUN_SETUP_FAILED,
+	RUN_STORE_FAILED,	/* the host could not store the records (disk full) */
 	RUN_NSTATUS
 };
 
@@ -52,6 +53,7 @@ struct vm_spec {
 	int ndisks;
 	const char *console_log;	/* file the console is copied to */
 	const char *qemu_log;		/* QEMU's own stdout/stderr */
+	const char *pid_file;		/* QEMU's pid while it runs, or NULL */
 	const char *uri;		/* libvirt backend: connection URI (NULL: qemu:///system) */
 	double boot_timeout, workload_timeout;	/* seconds */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
@@ -76,6 +78,8 @@ struct vm_result {
 	char first_warning[256];
 	char console_tail[CONSOLE_TAIL + 1];
 	char error_record[512];		/* the agent's error record, if any */
+	int qemu_pid;
+	char store_error[512];		/* why a record could not be stored on the host */
 };
 
 struct backend {
@@ -90,6 +94,14 @@ const struct backend *backend_find(const char *name);
 
 void vm_result_init(struct vm_result *r);
 void vm_result_release(struct vm_result *r);
+/*
+ * Scan @n bytes of console output as the watch loop does (panic line,
+ * oops/BUG/WARNING/hung-task/soft-lockup lines, the tail) into @r; for tests.
+ */
+void console_scan_text(struct vm_result *r, const char *text, size_t n);
+/* the run status of what @r saw (console, records, QEMU's end); for tests */
+void vm_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
+		 int timed_out, int qemu_exited);
 
 /* "kvm" or "tcg" for @target, probing KVM once (cached in images/accel.json) */
 int accel_choose(const struct target *t, const char *kernel, const char *want,

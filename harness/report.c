@@ -100,7 +100,7 @@ json_t *result_json(const struct run_info *ri)
 						 vm->exit / (guest_boot + workload) : -1));
 	excerpt = tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
 	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s},"
-		      " s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:I},"
+		      " s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:s, s:s, s:I},"
 		      " s:{s:s, s:s, s:I}, s:{s:I, s:b, s:o}, s:o, s:o, s:o, s:I, s:o,"
 		      " s:{s:i, s:s}, s:s}",
 		      "format", 1, "run_id", ri->run_id, "started", ri->started,
@@ -109,14 +109,14 @@ json_t *result_json(const struct run_info *ri)
 		      "exit_code", run_statuses[st].exit_code,
 		      "backend", ri->backend ? ri->backend : "qemu",
 		      "job", job_json(ri->job),
-		      "kernel", ri->kernel->json,
+		      "kernel", ri->kernel->json ? ri->kernel->json : json_null(),
 		      "target", "name", ri->target->name, "arch", ri->target->arch,
 		      "machine", ri->target->machine, "qemu", ri->target->qemu,
 		      "cpu", ri->target->cpu, "console", ri->target->console, "agent", ri->target->agent,
 		      "accel", ri->accel ? ri->accel : "", "accel_reason", ri->accel_why ? ri->accel_why : "",
 		      "qemu", "version", ri->qemu_version ? ri->qemu_version : "",
 		      "kernel_image", ri->boot_image ? ri->boot_image : "",
-		      "cmdline", vm && vm->cmdline ? vm->cmdline : "",
+		      "cmdline", vm && vm->cmdline ? vm->cmdline : "", "pid", vm ? vm->qemu_pid : 0,
 		      "host", "cpu", cpu, "kernel", u.release, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
 		      "disk", "mkfs", ri->disk && ri->disk->mkfs_cmd ? ri->disk->mkfs_cmd : "",
 		      "cache", ri->disk && ri->disk->cache ? ri->disk->cache : "",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -244,7 +245,7 @@ int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid
 
 int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu, pid_t *pid)
 {
-	pid_t p = fork();
+	pid_t parent = getpid(), p = fork();
 
 	if (p < 0)
 		return error("fork: %s", strerror(errno));
@@ -252,6 +253,9 @@ int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu
 		int nul = open("/dev/null", O_RDWR);
 		int i;
 
+		/* a background child (QEMU) never outlives kpair, even a SIGKILLed one */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		setpgid(0, 0);
 		dup2(nul, 0);
 		dup2(log_fd >= 0 ? log_fd : nul, 1);

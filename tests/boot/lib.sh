@@ -48,6 +48,14 @@ kpair_run() {
 		echo "# no result.json; stderr:"; sed 's/^/#   /' "$WORK/$name.err"
 	fi
 }
-# no QEMU left running for a run directory
-no_qemu_left() { ! pgrep -f "qemu-system.*-name $(basename "$1")" >/dev/null; }
+# no QEMU left running for a run directory: none with the run's -name, and the pid
+# result.json recorded is gone or no longer a QEMU
+no_qemu_left() {
+	local id pid
+	id=$(jq -r '.run_id // empty' "$1/result.json" 2>/dev/null)
+	pid=$(jq -r '.qemu.pid // 0' "$1/result.json" 2>/dev/null)
+	[ -n "$id" ] || { echo "#   no run_id in $1/result.json"; return 1; }
+	! pgrep -f "qemu-system.* -name $id " >/dev/null &&
+		! { [ "${pid:-0}" -gt 0 ] && grep -qa qemu "/proc/$pid/cmdline" 2>/dev/null; }
+}
 done_testing() { exit $((T_FAIL > 0)); }
