@@ -32,6 +32,7 @@ endif
 
 HARNESS := config kernel image boot channel samples stats compare html ab report source build run spawn util main
 HARNESS += tarball
+HARNESS += preflight
 HARNESS += series nightly history bisect
 HARNESS += libvirt
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))

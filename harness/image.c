@@ -170,6 +170,12 @@ int modules_resolve(const char *dep_text, const char *builtin_text,
 
 static int ar_fail(struct archive *a, const char *path)
 {
+	int e = archive_errno(a);
+
+	/* libarchive's text for a failed write is "Write error": say which */
+	if (e > 0 && !strstr(archive_error_string(a), strerror(e)))
+		return error("cannot write initramfs '%s': %s: %s", path, archive_error_string(a),
+			     strerror(e));
 	return error("cannot write initramfs '%s': %s", path, archive_error_string(a));
 }
 

@@ -1,5 +1,6 @@
 /* run.c - one run: config -> kernel -> image -> boot -> channel/samples -> report */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "config.h"
 #include "image.h"
 #include "kernel.h"
+#include "preflight.h"
 #include "report.h"
 #include "run.h"
 #include "samples.h"
@@ -177,11 +179,11 @@ int run_one(const struct run_opts *o)
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
 	char setup_err[512] = "", *pvh = NULL, *tool = NULL;
-	char *tool_dst = NULL;
+	char *tool_dst = NULL, *pid_file = NULL, *disk_proc = NULL, *initrd_proc = NULL;
 	const char *kid;
 	struct stat st;
 	double t0 = mono_now();
-	int ret = -1;
+	int ret = -1, kernel_broken = 0, lock = -1, disk_fd = -1, initrd_fd = -1;
 
 	job_init(&job);
 	target_init(&target);
@@ -204,21 +206,26 @@ int run_one(const struct run_opts *o)
 		goto out;
 	}
 	if (kernel_load(kid, &kernel) < 0) {
-		error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch debian:%s)",
-		      kid, kid);
-		goto out;
+		if (!kernel_in_store(kid)) {
+			error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch "
+			      "debian:%s)", kid, kid);
+			goto out;
+		}
+		/* in the store but unusable (image gone, kernel.json broken): recorded below */
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
+		kernel_broken = 1;
 	}
-	if (strcmp(kernel.arch, target.arch)) {
+	if (!kernel_broken && strcmp(kernel.arch, target.arch)) {
 		error("kernel '%s' is %s, target '%s' wants %s", kernel.id, kernel.arch,
 		      target.name, target.arch);
 		goto out;
 	}
-	if (target.page_size && (uint64_t)kernel.page_size != target.page_size) {
+	if (!kernel_broken && target.page_size && (uint64_t)kernel.page_size != target.page_size) {
 		error("kernel '%s' has %ld-byte pages, target '%s' wants %llu", kernel.id,
 		      kernel.page_size, target.name, (unsigned long long)target.page_size);
 		goto out;
 	}
-	if (check_job(&job, &kernel) < 0)
+	if (!kernel_broken && check_job(&job, &kernel) < 0)
 		goto out;
 	agent = xasprintf("%s/%s", kpair_root(), target.agent);
 	if (!path_exists(agent)) {
@@ -227,8 +234,10 @@ int run_one(const struct run_opts *o)
 	}
 	run_id = make_run_id(&job);
 	dir = o->out_dir ? xstrdup(o->out_dir) : xasprintf("%s/results/%s", kpair_root(), run_id);
-	if (mkdir_p(dir, 0755) < 0)
+	if (mkdir_p(dir, 0755) < 0 || (lock = dir_lock(dir)) < 0) {
+		ret = RUN_SETUP_FAILED;	/* nothing written: the directory is not ours */
 		goto out;
+	}
 
 	ri.run_id = run_id;
 	ri.dir = dir;
@@ -242,18 +251,26 @@ int run_one(const struct run_opts *o)
 	ri.initramfs_gzip = o->gzip_initramfs;
 
 	p = xasprintf("%s/samples.jsonl", dir);
-	if (samples_open(&samples, p) < 0)
-		goto out;
+	if (samples_open(&samples, p) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
+		goto out_report;
+	}
 	ri.samples = &samples;
 	ri.qemu_version = qemu_version(target.qemu);
 
 	/* image: initramfs and scratch disk */
 	if (o->on_phase)
 		o->on_phase(o->phase_user, "prepare");
+	if (kernel_broken || kernel_image_check(&kernel, setup_err, sizeof(setup_err)) < 0 ||
+	    agent_check(agent, target.arch, setup_err, sizeof(setup_err)) < 0)
+		goto out_report;
 	if (resolve_modules(&kernel, &target, &job, &mods) < 0) {
-		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s", kernel.id);
+		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s: %s",
+			 kernel.id, error_last());
 		goto out_report;
 	}
+	if (module_files_check(kernel.moddir, &mods, setup_err, sizeof(setup_err)) < 0)
+		goto out_report;
 	if (job.wl->input == WL_INPUT_TARBALL && input_tarball(&job, dir, &tb) < 0) {
 		snprintf(setup_err, sizeof(setup_err), "cannot make the input tarball");
 		goto out_report;
@@ -276,19 +293,30 @@ int run_one(const struct run_opts *o)
 	is.job_text = jobtext;
 	is.gzip = o->gzip_initramfs;
 	if (initramfs_write(initrd, &is) < 0) {
-		snprintf(setup_err, sizeof(setup_err), "cannot write initramfs '%s'", initrd);
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
 		goto out_report;
 	}
 	if (!stat(initrd, &st))
 		ri.initramfs_bytes = st.st_size;
+	/* QEMU reads it through our descriptor: nothing is left if kpair is killed */
+	if ((initrd_fd = open(initrd, O_RDONLY | O_CLOEXEC)) >= 0 && unlink(initrd) == 0)
+		initrd_proc = xasprintf("/proc/%d/fd/%d", (int)getpid(), initrd_fd);
 	if (!strcmp(job.backing, "tmpfs"))
 		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
 	else
 		img = xasprintf("%s/scratch.img", dir);
 	if (disk_create(&disk, img, job.disk_size, job.fs, job.blocksize, job.mkfs_options) < 0) {
-		snprintf(setup_err, sizeof(setup_err), "cannot make the %s scratch disk", job.fs);
+		snprintf(setup_err, sizeof(setup_err), "cannot make the %s scratch disk: %s", job.fs,
+			 error_last());
 		goto out_rm_initrd;
 	}
+	/*
+	 * Unless it is to be kept, the image is unlinked now and QEMU opens it
+	 * through our descriptor: whatever kills kpair, no image is left behind.
+	 */
+	if (!o->keep_disk && (disk_fd = open(disk.path, O_RDWR | O_CLOEXEC)) >= 0 &&
+	    unlink(disk.path) == 0)
+		disk_proc = xasprintf("/proc/%d/fd/%d", (int)getpid(), disk_fd);
 	accel_choose(&target, kernel.image, job.accel, accel, sizeof(accel), accel_why,
 		     sizeof(accel_why));
 	ri.accel = accel;
@@ -306,12 +334,12 @@ int run_one(const struct run_opts *o)
 	if (!strcmp(target.boot, "pvh") && kernel_pvh_image(&kernel, &pvh) == 0 && pvh)
 		spec.kernel = pvh;
 	ri.boot_image = spec.kernel;
-	spec.initrd = initrd;
+	spec.initrd = initrd_proc ? initrd_proc : initrd;
 	spec.append = append;
 	spec.accel = accel;
 	spec.memory = job.memory;
 	spec.cpus = job.cpus;
-	spec.disks[0].path = disk.path;
+	spec.disks[0].path = disk_proc ? disk_proc : disk.path;
 	if (strcmp(job.cache, "auto"))
 		disk.cache = job.cache;
 	spec.disks[0].cache = disk.cache;
@@ -329,6 +357,8 @@ int run_one(const struct run_opts *o)
 		char *qlog = xasprintf("%s/qemu.log", dir);
 
 		spec.qemu_log = qlog;
+		pid_file = xasprintf("%s/qemu.pid", dir);
+		spec.pid_file = pid_file;
 		spec.boot_timeout = job.boot_timeout_ms / 1000.0;
 		spec.workload_timeout = job.timeout_ms / 1000.0;
 		channel_init(&ch, samples_record, &samples);
@@ -346,16 +376,29 @@ int run_one(const struct run_opts *o)
 	}
 	if (!o->keep_disk)
 		disk_remove(&disk);
+	if (disk_fd >= 0)
+		close(disk_fd);
 out_rm_initrd:
 	unlink(initrd);
+	if (initrd_fd >= 0)
+		close(initrd_fd);
 out_report:
 	if (setup_err[0])
 		ri.setup_error = setup_err;
-	result_write(&ri);
-	if (!o->quiet)
-		result_print(&ri);
 	ret = ri.setup_error ? RUN_SETUP_FAILED : (int)vm.status;
+	if (result_write(&ri) < 0) {
+		error("run %s: %s: no result.json in '%s'", run_id, run_statuses[ret].name, dir);
+		if (ret == RUN_OK)
+			ret = RUN_STORE_FAILED;
+	} else if (!o->quiet) {
+		result_print(&ri);
+	}
 out:
+	if (lock >= 0)
+		close(lock);
+	free(pid_file);
+	free(disk_proc);
+	free(initrd_proc);
 	free((char *)ri.qemu_version);
 	samples_release(&samples);
 	vm_result_release(&vm);
