@@ -129,9 +129,37 @@ bench-targets: deps-cross
 	$(Q)$(MAKE) --no-print-directory all kernels-all
 	$(Q)scripts/bench-targets
 
+# make fuzz: the libFuzzer targets in tests/fuzz (clang), FUZZ_SECONDS each, corpus kept in
+# build/fuzz/corpus-<t>; not part of check (t-channel runs 12000 inputs there)
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(WARN) $(DEFS) -Iharness -Iguest $(shell pkg-config --cflags jansson inih 2>/dev/null)
+FUZZ_LIBS = $(shell pkg-config --libs jansson inih 2>/dev/null) -lm
+FUZZ_channel := harness/channel.c
+FUZZ_job := harness/config.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
+FUZZ := channel job
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard harness/*.h guest/*.h) FORCE
+	@mkdir -p $(@D)
+	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*) $(FUZZ_LIBS)
+
+fuzz: $(FUZZ:%=build/fuzz/fuzz-%)
+	$(Q)for t in $(FUZZ); do \
+		mkdir -p build/fuzz/corpus-$$t build/fuzz/crashes-$$t && \
+		cp -n tests/fuzz/seeds-$$t/* build/fuzz/corpus-$$t/ && \
+		ASAN_OPTIONS=log_path=build/fuzz/asan-$$t UBSAN_OPTIONS=log_path=build/fuzz/ubsan-$$t \
+		build/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/crashes-$$t/ build/fuzz/corpus-$$t \
+			>build/fuzz/fuzz-$$t.log 2>&1; \
+		st=$$?; echo "fuzz-$$t: $$(grep -E '^Done' build/fuzz/fuzz-$$t.log)"; \
+		[ $$st = 0 ] || { tail -30 build/fuzz/fuzz-$$t.log build/fuzz/asan-$$t.* 2>/dev/null; \
+			echo "fuzz-$$t: a crash, kept in build/fuzz/crashes-$$t/"; exit 1; }; \
+	done
+
 clean:
 	rm -rf $(B) harness/kpair guest/kpair-agent-*
 
-.PHONY: all check demo bench clean deps kernel unit-bins FORCE
+.PHONY: all check demo bench clean deps kernel unit-bins fuzz FORCE
 .PHONY: deps-cross kernels-all bench-targets
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
