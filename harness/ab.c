@@ -16,6 +16,7 @@
 #include "config.h"
 #include "html.h"
 #include "kernel.h"
+#include "preflight.h"
 #include "run.h"
 #include "util.h"
 
@@ -523,7 +524,7 @@ static int ab_go(struct ab_opts *o, int resuming)
 	json_t *order = json_array();
 	struct job job[2];
 	struct kernel k;
-	int s, ret = 2;
+	int s, ret = 2, lock = -1;
 
 	for (s = 0; s < 2; s++) {
 		if (load_job(o, s, &job[s]) < 0) {
@@ -551,6 +552,14 @@ static int ab_go(struct ab_opts *o, int resuming)
 		o->out_dir = xasprintf("%s/results/%s-%s-%s", kpair_root(),
 				       o->calibrate ? "calibrate" : "ab", job[0].name, stamp);
 	}
+	if (!resuming && mkdir_p(o->out_dir, 0755) < 0) {
+		ret = 3;
+		goto out;
+	}
+	/* one kpair per A/B directory: a second ab or resume would run and move runs twice */
+	lock = dir_lock(o->out_dir);
+	if (lock < 0)
+		goto out;
 	if (!resuming) {
 		char *plan = xasprintf("%s/ab.json", o->out_dir);
 		int exists = path_exists(plan);
@@ -561,7 +570,7 @@ static int ab_go(struct ab_opts *o, int resuming)
 			      o->out_dir, o->out_dir);
 			goto out;
 		}
-		if (mkdir_p(o->out_dir, 0755) < 0 || plan_write(o) < 0) {
+		if (plan_write(o) < 0) {
 			ret = 3;
 			goto out;
 		}
@@ -578,6 +587,8 @@ out_finish:
 	if (!ret)
 		ret = s;
 out:
+	if (lock >= 0)
+		close(lock);
 	json_decref(order);
 	job_release(&job[0]);
 	job_release(&job[1]);
