@@ -3,7 +3,7 @@
 # calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 20
+plan 21
 job="$ROOT/configs/jobs/smoke.job"
 ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
 
@@ -57,7 +57,10 @@ done
 sleep 1
 kill -9 $pid || sed "s/^/#   /" "$WORK/res.out"
 wait $pid 2>/dev/null
-pkill -9 -f "qemu-system.*-name res" 2>/dev/null
+sleep 1
+! pgrep -f "qemu-system.*$WORK/res/runs" >/dev/null
+ok $? "no QEMU outlives the SIGKILLed harness"
+pkill -9 -f "qemu-system.*$WORK/res/runs" 2>/dev/null
 n_before=$(ls "$WORK"/res/runs/*/result.json | wc -l)
 [ "$n_before" -ge 3 ] && [ "$n_before" -lt 6 ]
 ok $? "killed after $n_before of 6 runs"
