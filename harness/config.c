@@ -20,6 +20,7 @@ static const char *const backing_choices[] = { "file", "tmpfs", NULL };
 static const char *const cache_choices[] = { "auto", "none", "writeback", "writethrough",
 					     "directsync", "unsafe", NULL };
 static const char *const direction_choices[] = { "lower", "higher", NULL };
+static const char *const initramfs_choices[] = { "plain", "gzip", NULL };
 static const char *const boot_choices[] = { "pvh", "image", NULL };
 
 const struct opt job_opts[] = {
@@ -69,6 +70,7 @@ const struct opt target_opts[] = {
 	{ "target", "block_device", OPT_STR, TOFF(blk_dev), "virtio-blk-pci", 0, 0, NULL, "virtio-blk device model" },
 	{ "target", "boot", OPT_ENUM, TOFF(boot), "image", 0, 0, boot_choices, "pvh: the ELF vmlinux through QEMU's PVH entry where the kernel has it; image: vmlinuz" },
 	{ "target", "append", OPT_STR, TOFF(extra_append), "", 0, 0, NULL, "kernel command line the target needs" },
+	{ "target", "initramfs", OPT_ENUM, TOFF(initramfs), "plain", 0, 0, initramfs_choices, "gzip or plain: whichever boots faster on this target's boot path (make bench)" },
 	{ "target", "kernel", OPT_STR, TOFF(kernel), "", 0, 0, NULL, "default kernel id (kpair kernel fetch debian:<id>), used when run gets no --kernel" },
 	{ "target", "page_size", OPT_SIZE, TOFF(page_size), "0", 0, 65536, NULL, "page size the kernel must have (0: any); a kernel with another is refused" },
 	{ NULL },

@@ -56,6 +56,7 @@ struct target {
 	char *name, *arch, *qemu, *machine, *console, *agent, *modules, *cpu;
 	char *serial_dev, *blk_dev, *extra_append, *boot;
 	char *kernel;			/* default kernel id, fetched as debian:<id> */
+	char *initramfs;		/* "gzip" or "plain" */
 	uint64_t page_size;		/* the kernel's page size, 0: any */
 	unsigned char seen[32];
 };

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 	      "        [--target T] [-j N]            build a kernel (cached by source+config+patches)\n"
 	      "  kernel pair --source S --patch P...   stock and patched, sharing objects\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
-	      "        [-o DIR] [--keep-disk] [--gzip-initramfs] [-q]   (no --kernel: the target's)\n"
+	      "        [-o DIR] [--keep-disk] [--gzip-initramfs|--plain-initramfs] [-q]\n"
+	      "        (no --kernel: the target's default kernel)\n"
 	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
@@ -205,6 +206,7 @@ static int cmd_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "keep-disk", no_argument, NULL, 'K' },
 		{ "gzip-initramfs", no_argument, NULL, 'z' },
+		{ "plain-initramfs", no_argument, NULL, 'P' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -223,7 +225,8 @@ static int cmd_run(int argc, char **argv)
 		case 's': sets[o.nset++] = optarg; break;
 		case 'o': o.out_dir = optarg; break;
 		case 'K': o.keep_disk = 1; break;
-		case 'z': o.gzip_initramfs = 1; break;
+		case 'z': o.initramfs = "gzip"; break;
+		case 'P': o.initramfs = "plain"; break;
 		case 'V': o.backend = check_backend(optarg); break;
 		case 'U': o.uri = optarg; break;
 		case 'q': util_quiet = 1; break;

@@ -15,7 +15,7 @@ struct run_opts {
 	int nset;
 	const char *out_dir;		/* results/<run-id>; NULL: made up */
 	int keep_disk;			/* leave scratch.img in the run directory */
-	int gzip_initramfs;
+	const char *initramfs;		/* "gzip" or "plain"; NULL: the target's choice */
 	int quiet;			/* no summary on stdout */
 	const char *backend;		/* "qemu" (NULL) or "libvirt" */
 	const char *uri;		/* libvirt connection URI (NULL: qemu:///system) */
