@@ -9,47 +9,6 @@
 #include "html.h"
 #include "util.h"
 
-struct text {
-	char *s;
-	size_t len;
-};
-
-static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *piece;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&piece, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		abort();
-	t->s = realloc(t->s, t->len + n + 1);
-	if (!t->s)
-		abort();
-	memcpy(t->s + t->len, piece, n + 1);
-	t->len += n;
-	free(piece);
-}
-
-/* XML and HTML text and attribute values: & < > " escaped */
-static void esc(struct text *t, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': add(t, "&amp;"); break;
-		case '<': add(t, "&lt;"); break;
-		case '>': add(t, "&gt;"); break;
-		case '"': add(t, "&quot;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				add(t, "%c", *s);
-		}
-	}
-}
-
 static const char *str(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -123,7 +82,7 @@ static void metric_message(struct text *t, const char *name, json_t *m)
 {
 	const char *unit = str(m, "unit");
 
-	add(t, "%s %s: %.6g %s -> %.6g %s (%+.1f%%, 95%% CI %+.1f%% to %+.1f%%), p_adjusted %.3g, "
+	text_add(t, "%s %s: %.6g %s -> %.6g %s (%+.1f%%, 95%% CI %+.1f%% to %+.1f%%), p_adjusted %.3g, "
 	    "n %lld vs %lld", name, str(m, "verdict"), num(m, "median_a"), unit, num(m, "median_b"),
 	    unit, (num(m, "ratio") - 1) * 100, (num(m, "ratio_ci_low") - 1) * 100,
 	    (num(m, "ratio_ci_high") - 1) * 100, num(m, "p_adjusted"),
@@ -141,53 +100,53 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 
 	json_object_foreach(metrics, name, m)
 		nf += !strcmp(str(m, "verdict"), "regressed");
-	add(x, "  <testsuite name=\"");
-	esc(x, str(e, "key"));
-	add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
+	text_add(x, "  <testsuite name=\"");
+	text_esc(x, str(e, "key"));
+	text_add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
 	    infra, isnan(num(e, "wall_s")) ? 0 : num(e, "wall_s"));
-	esc(x, str(night, "started"));
-	add(x, "\">\n    <properties>\n      <property name=\"kernel\" value=\"");
-	esc(x, str(e, "kernel"));
-	add(x, "\"/>\n      <property name=\"baseline\" value=\"");
-	esc(x, str(json_object_get(e, "baseline"), "kernel"));
-	add(x, "\"/>\n      <property name=\"baseline_night\" value=\"");
-	esc(x, str(json_object_get(e, "baseline"), "night"));
-	add(x, "\"/>\n    </properties>\n");
+	text_esc(x, str(night, "started"));
+	text_add(x, "\">\n    <properties>\n      <property name=\"kernel\" value=\"");
+	text_esc(x, str(e, "kernel"));
+	text_add(x, "\"/>\n      <property name=\"baseline\" value=\"");
+	text_esc(x, str(json_object_get(e, "baseline"), "kernel"));
+	text_add(x, "\"/>\n      <property name=\"baseline_night\" value=\"");
+	text_esc(x, str(json_object_get(e, "baseline"), "night"));
+	text_add(x, "\"/>\n    </properties>\n");
 	json_object_foreach(metrics, name, m) {
 		struct text msg = { 0 };
 
 		metric_message(&msg, name, m);
-		add(x, "    <testcase classname=\"kpair.nightly.");
-		esc(x, str(e, "key"));
-		add(x, "\" name=\"");
-		esc(x, name);
-		add(x, "\" time=\"0\">\n");
+		text_add(x, "    <testcase classname=\"kpair.nightly.");
+		text_esc(x, str(e, "key"));
+		text_add(x, "\" name=\"");
+		text_esc(x, name);
+		text_add(x, "\" time=\"0\">\n");
 		if (!strcmp(str(m, "verdict"), "regressed")) {
-			add(x, "      <failure type=\"regressed\" message=\"");
-			esc(x, msg.s);
-			add(x, "; baseline ");
-			esc(x, str(json_object_get(e, "baseline"), "kernel"));
-			add(x, ", tonight ");
-			esc(x, str(e, "kernel"));
-			add(x, "\">");
-			esc(x, str(m, "why"));
-			add(x, "</failure>\n");
+			text_add(x, "      <failure type=\"regressed\" message=\"");
+			text_esc(x, msg.s);
+			text_add(x, "; baseline ");
+			text_esc(x, str(json_object_get(e, "baseline"), "kernel"));
+			text_add(x, ", tonight ");
+			text_esc(x, str(e, "kernel"));
+			text_add(x, "\">");
+			text_esc(x, str(m, "why"));
+			text_add(x, "</failure>\n");
 		} else {
-			add(x, "      <system-out>");
-			esc(x, msg.s);
-			add(x, "</system-out>\n");
+			text_add(x, "      <system-out>");
+			text_esc(x, msg.s);
+			text_add(x, "</system-out>\n");
 		}
-		add(x, "    </testcase>\n");
+		text_add(x, "    </testcase>\n");
 		free(msg.s);
 	}
 	if (infra) {
-		add(x, "    <testcase classname=\"kpair.nightly.");
-		esc(x, str(e, "key"));
-		add(x, "\" name=\"runs\" time=\"0\">\n      <error type=\"infra-failed\" message=\"");
-		esc(x, str(e, "reason"));
-		add(x, "\"/>\n    </testcase>\n");
+		text_add(x, "    <testcase classname=\"kpair.nightly.");
+		text_esc(x, str(e, "key"));
+		text_add(x, "\" name=\"runs\" time=\"0\">\n      <error type=\"infra-failed\" message=\"");
+		text_esc(x, str(e, "reason"));
+		text_add(x, "\"/>\n    </testcase>\n");
 	}
-	add(x, "  </testsuite>\n");
+	text_add(x, "  </testsuite>\n");
 	*tests += nt;
 	*fails += nf;
 	*errs += infra;
@@ -203,12 +162,12 @@ int history_write_night(const char *dir, json_t *night)
 
 	if (write_json(sp, night) < 0)
 		goto out;
-	add(&body, "%s", "");
+	text_add(&body, "%s", "");
 	json_array_foreach(json_object_get(night, "entries"), i, e)
 		junit_entry(&body, night, e, &tests, &fails, &errs);
-	add(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kpair nightly ");
-	esc(&x, str(night, "name"));
-	add(&x, " %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\">\n%s</testsuites>\n",
+	text_add(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kpair nightly ");
+	text_esc(&x, str(night, "name"));
+	text_add(&x, " %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\">\n%s</testsuites>\n",
 	    str(night, "date"), tests, fails, errs, num(night, "wall_s"), body.s);
 	ret = write_file_atomic(jp, x.s, x.len);
 out:
@@ -251,9 +210,9 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	size_t i, k;
 	int ret = -1, first = 1;
 
-	add(&reg, "%s", "");
+	text_add(&reg, "%s", "");
 	json_array_foreach(nights, i, n) {
-		add(&xt, "%s\"%s\" %zu", i ? ", " : "", str(n, "date"), i);
+		text_add(&xt, "%s\"%s\" %zu", i ? ", " : "", str(n, "date"), i);
 		json_array_foreach(json_object_get(n, "entries"), k, e) {
 			json_t *d;
 
@@ -273,12 +232,12 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 				free(line);
 			}
 			if (!strcmp(str(m, "verdict"), "regressed"))
-				add(&reg, "%zu %.9g\n", i, num(m, "median_b"));
+				text_add(&reg, "%zu %.9g\n", i, num(m, "median_b"));
 		}
 	}
 	svg = xasprintf("%s/%s.svg", pdir, metric);
 	sp = xasprintf("%s/%s.gp", pdir, metric);
-	add(&sc, "set terminal svg size 720,360 font 'sans,10' background '#ffffff'\n"
+	text_add(&sc, "set terminal svg size 720,360 font 'sans,10' background '#ffffff'\n"
 		 "set termoption noenhanced\nset grid\nset key outside top center horizontal\n"
 		 "set output '%s'\nset title '%s: median per night (tonight: filled, baseline: open)'\n"
 		 "set ylabel '%s'\nset xrange [-0.5:%zu.5]\nset xtics rotate by -30 (%s)\nplot ",
@@ -290,7 +249,7 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 			free(dp);
 			goto out;
 		}
-		add(&sc, "%s'%s' using 1:2 with linespoints pt 7 title '%s', "
+		text_add(&sc, "%s'%s' using 1:2 with linespoints pt 7 title '%s', "
 			 "'%s' using 1:3 with points pt 4 title '%s baseline'", first ? "" : ", ", dp,
 		    key, dp, key);
 		first = 0;
@@ -303,14 +262,14 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	if (reg.len) {
 		if (write_file_atomic(rp, reg.s, reg.len) < 0)
 			goto out;
-		add(&sc, ", '%s' using 1:2 with points pt 7 ps 2.2 lc rgb '#d00000' title 'regressed'", rp);
+		text_add(&sc, ", '%s' using 1:2 with points pt 7 ps 2.2 lc rgb '#d00000' title 'regressed'", rp);
 	}
-	add(&sc, "\n");
+	text_add(&sc, "\n");
 	if (html_svg(sp, sc.s, svg, &div) < 0)
 		goto out;
-	add(h, "<h2 class=\"metric\">");
-	esc(h, metric);
-	add(h, "</h2>\n%s", div);
+	text_add(h, "<h2 class=\"metric\">");
+	text_esc(h, metric);
+	text_add(h, "</h2>\n%s", div);
 	ret = 0;
 out:
 	json_decref(keys);
@@ -330,30 +289,30 @@ static void nights_table(struct text *h, json_t *nights)
 	const char *name;
 	size_t i, k;
 
-	add(h, "<table><tr><th>night</th><th>status</th><th>entry</th><th>baseline</th>"
+	text_add(h, "<table><tr><th>night</th><th>status</th><th>entry</th><th>baseline</th>"
 	       "<th>tonight</th><th>verdicts</th></tr>\n");
 	json_array_foreach(nights, i, n) {
 		json_array_foreach(json_object_get(n, "entries"), k, e) {
-			add(h, "<tr class=\"%s\"><td><a href=\"%s/summary.json\">%s</a> "
+			text_add(h, "<tr class=\"%s\"><td><a href=\"%s/summary.json\">%s</a> "
 			       "<a href=\"%s/junit.xml\">junit</a></td><td>%s</td>"
 			       "<td><a href=\"%s/%s/report.html\">", str(e, "status"), str(n, "date"),
 			    str(n, "date"), str(n, "date"), str(e, "status"), str(n, "date"),
 			    str(e, "dir"));
-			esc(h, str(e, "key"));
-			add(h, "</a></td><td>");
-			esc(h, str(json_object_get(e, "baseline"), "kernel"));
-			add(h, "</td><td>");
-			esc(h, str(e, "kernel"));
-			add(h, "</td><td>");
+			text_esc(h, str(e, "key"));
+			text_add(h, "</a></td><td>");
+			text_esc(h, str(json_object_get(e, "baseline"), "kernel"));
+			text_add(h, "</td><td>");
+			text_esc(h, str(e, "kernel"));
+			text_add(h, "</td><td>");
 			json_object_foreach(json_object_get(e, "metrics"), name, m) {
-				esc(h, name);
-				add(h, " <b>%s</b> %+.1f%%; ", str(m, "verdict"), (num(m, "ratio") - 1) * 100);
+				text_esc(h, name);
+				text_add(h, " <b>%s</b> %+.1f%%; ", str(m, "verdict"), (num(m, "ratio") - 1) * 100);
 			}
-			esc(h, !strcmp(str(e, "status"), "infra-failed") ? str(e, "reason") : "");
-			add(h, "</td></tr>\n");
+			text_esc(h, !strcmp(str(e, "status"), "infra-failed") ? str(e, "reason") : "");
+			text_add(h, "</td></tr>\n");
 		}
 	}
-	add(h, "</table>\n");
+	text_add(h, "</table>\n");
 }
 
 static int index_html(const char *root, json_t *nights)
@@ -371,7 +330,7 @@ static int index_html(const char *root, json_t *nights)
 	}
 	if (mkdir_p(pdir, 0755) < 0)
 		goto out;
-	add(&h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kpair nightly</title>\n"
+	text_add(&h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kpair nightly</title>\n"
 		"<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
 		"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}"
 		"tr.regressed td:nth-child(2){background:#fcc}tr.passed td:nth-child(2){background:#cfc}"
@@ -393,7 +352,7 @@ static int index_html(const char *root, json_t *nights)
 		if (trend_plot(pdir, safe, json_string_value(m), nights, &h) < 0)
 			goto out;
 	}
-	add(&h, "</body></html>\n");
+	text_add(&h, "</body></html>\n");
 	ret = write_file_atomic(path, h.s, h.len);
 out:
 	json_decref(units);

@@ -10,46 +10,6 @@
 #include "spawn.h"
 #include "util.h"
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, n + 1, fmt, ap);
-	va_end(ap);
-	b->len += n;
-}
-
-/* text for HTML: & < > " escaped */
-static void sb_esc(struct sbuf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sb_add(b, "&amp;"); break;
-		case '<': sb_add(b, "&lt;"); break;
-		case '>': sb_add(b, "&gt;"); break;
-		case '"': sb_add(b, "&quot;"); break;
-		default: sb_add(b, "%c", *s);
-		}
-	}
-}
-
 /* a metric name fit for file names and gnuplot strings */
 static void safe_name(const char *in, char *out, size_t len)
 {
@@ -77,7 +37,7 @@ static int write_text(const char *path, const char *text)
 }
 
 /* run-order data: "index value" for each ok run of @side that has the metric */
-static void order_data(struct sbuf *d, json_t *order, const char *side, json_t *values)
+static void order_data(struct text *d, json_t *order, const char *side, json_t *values)
 {
 	size_t i, k = 0;
 	json_t *e;
@@ -89,7 +49,7 @@ static void order_data(struct sbuf *d, json_t *order, const char *side, json_t *
 		if (!s || strcmp(s, side) || !st || strcmp(st, "ok"))
 			continue;
 		if (k < json_array_size(values))
-			sb_add(d, "%lld %.9g\n", (long long)json_integer_value(json_object_get(e, "index")),
+			text_add(d, "%lld %.9g\n", (long long)json_integer_value(json_object_get(e, "index")),
 			       json_number_value(json_array_get(values, k)));
 		k++;
 	}
@@ -103,7 +63,7 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* CDF data of every raw value of a side */
-static void cdf_data(struct sbuf *d, json_t *raw)
+static void cdf_data(struct text *d, json_t *raw)
 {
 	size_t i, j, n = 0, k = 0;
 	json_t *run, *v;
@@ -119,12 +79,12 @@ static void cdf_data(struct sbuf *d, json_t *raw)
 			all[k++] = json_number_value(v);
 	qsort(all, n, sizeof(double), cmp_dbl);
 	for (i = 0; i < n; i++)
-		sb_add(d, "%.9g %.6f\n", all[i], (double)(i + 1) / (double)n);
+		text_add(d, "%.9g %.6f\n", all[i], (double)(i + 1) / (double)n);
 	free(all);
 }
 
 /* run gnuplot on @script; the SVG it wrote, from "<svg" on, into @html */
-static int plot(const char *script_path, const char *script, const char *svg, struct sbuf *html)
+static int plot(const char *script_path, const char *script, const char *svg, struct text *html)
 {
 	const char *argv[] = { "gnuplot", script_path, NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
@@ -144,7 +104,7 @@ static int plot(const char *script_path, const char *script, const char *svg, st
 		error("'%s' is not an SVG", svg);
 		goto out;
 	}
-	sb_add(html, "<div class=\"plot\">%s</div>\n", start);
+	text_add(html, "<div class=\"plot\">%s</div>\n", start);
 	ret = 0;
 out:
 	free(text);
@@ -154,7 +114,7 @@ out:
 
 int html_svg(const char *script_path, const char *script, const char *svg, char **out)
 {
-	struct sbuf b = { 0 };
+	struct text b = { 0 };
 
 	*out = NULL;
 	if (plot(script_path, script, svg, &b) < 0) {
@@ -170,11 +130,11 @@ static const char *plot_head =
 	"set termoption noenhanced\nset grid\nset key outside top center horizontal\n";
 
 static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *order,
-			struct sbuf *html)
+			struct text *html)
 {
 	char safe[96], *pa, *pb, *ps, *svg;
 	const char *unit = json_string_value(json_object_get(m, "unit"));
-	struct sbuf da = { 0 }, db = { 0 }, sc = { 0 };
+	struct text da = { 0 }, db = { 0 }, sc = { 0 };
 	int ret = 0, kind;
 
 	safe_name(name, safe, sizeof(safe));
@@ -188,8 +148,8 @@ static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *o
 		pb = xasprintf("%s/%s-%s-patched.dat", pdir, safe, kinds[kind]);
 		ps = xasprintf("%s/%s-%s.gp", pdir, safe, kinds[kind]);
 		svg = xasprintf("%s/%s-%s.svg", pdir, safe, kinds[kind]);
-		sb_add(&da, "%s", "");
-		sb_add(&db, "%s", "");
+		text_add(&da, "%s", "");
+		text_add(&db, "%s", "");
 		if (kind == 0) {
 			order_data(&da, order, "stock", json_object_get(m, "values_a"));
 			order_data(&db, order, "patched", json_object_get(m, "values_b"));
@@ -198,21 +158,21 @@ static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *o
 			size_t i;
 
 			json_array_foreach(json_object_get(m, "values_a"), i, v)
-				sb_add(&da, "%.9g\n", json_number_value(v));
+				text_add(&da, "%.9g\n", json_number_value(v));
 			json_array_foreach(json_object_get(m, "values_b"), i, v)
-				sb_add(&db, "%.9g\n", json_number_value(v));
+				text_add(&db, "%.9g\n", json_number_value(v));
 		} else {
 			cdf_data(&da, json_object_get(m, "raw_a"));
 			cdf_data(&db, json_object_get(m, "raw_b"));
 		}
-		sb_add(&sc, "%sset output '%s'\n", plot_head, svg);
+		text_add(&sc, "%sset output '%s'\n", plot_head, svg);
 		if (kind == 0)
-			sb_add(&sc, "set title '%s: per run, in run order'\nset xlabel 'run'\n"
+			text_add(&sc, "set title '%s: per run, in run order'\nset xlabel 'run'\n"
 				    "set ylabel '%s'\nplot '%s' using 1:2 with linespoints pt 7 title 'stock', "
 				    "'%s' using 1:2 with linespoints pt 5 title 'patched'\n",
 				    safe, unit, pa, pb);
 		else if (kind == 1)
-			sb_add(&sc, "set title '%s: distribution'\nset xtics ('stock' 1, 'patched' 2)\n"
+			text_add(&sc, "set title '%s: distribution'\nset xtics ('stock' 1, 'patched' 2)\n"
 				    "set xrange [0.3:2.7]\nset ylabel '%s'\nset style fill solid 0.25\n"
 				    "set style boxplot nooutliers\nset boxwidth 0.4\n"
 				    "plot '%s' using (1):1 with boxplot notitle lc 1, '%s' using (2):1 with boxplot notitle lc 2, "
@@ -220,7 +180,7 @@ static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *o
 				    "'%s' using (2+0.15*(rand(0)-0.5)):1 with points pt 5 lc 2 notitle\n",
 				    safe, unit, pa, pb, pa, pb);
 		else
-			sb_add(&sc, "set title '%s: CDF of every operation'\nset xlabel '%s'\nset logscale x\n"
+			text_add(&sc, "set title '%s: CDF of every operation'\nset xlabel '%s'\nset logscale x\n"
 				    "set ylabel 'fraction'\nset yrange [0:1]\n"
 				    "plot '%s' using 1:2 with steps title 'stock', '%s' using 1:2 with steps title 'patched'\n",
 				    safe, unit, pa, pb);
@@ -237,12 +197,12 @@ static int metric_plots(const char *pdir, const char *name, json_t *m, json_t *o
 	return ret;
 }
 
-static void table(struct sbuf *h, json_t *metrics)
+static void table(struct text *h, json_t *metrics)
 {
 	const char *name;
 	json_t *m;
 
-	sb_add(h, "<table><tr><th>metric</th><th>unit</th><th>n</th><th>stock median</th>"
+	text_add(h, "<table><tr><th>metric</th><th>unit</th><th>n</th><th>stock median</th>"
 		  "<th>CV</th><th>patched median</th><th>CV</th><th>change</th><th>95%% CI</th>"
 		  "<th>p (MW, Holm)</th><th>p (Welch)</th><th>verdict</th>"
 		  "<th title=\"runs whose modified z-score (MAD) exceeds 3.5: flagged, kept\">outliers</th></tr>\n");
@@ -252,11 +212,11 @@ static void table(struct sbuf *h, json_t *metrics)
 
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;
-		sb_add(h, "<tr class=\"%s\"><td>", v);
-		sb_esc(h, name);
-		sb_add(h, "</td><td>");
-		sb_esc(h, json_string_value(json_object_get(m, "unit")));
-		sb_add(h, "</td><td>%lld / %lld</td><td>%.5g</td><td>%.1f%%</td><td>%.5g</td>"
+		text_add(h, "<tr class=\"%s\"><td>", v);
+		text_esc(h, name);
+		text_add(h, "</td><td>");
+		text_esc(h, json_string_value(json_object_get(m, "unit")));
+		text_add(h, "</td><td>%lld / %lld</td><td>%.5g</td><td>%.1f%%</td><td>%.5g</td>"
 			  "<td>%.1f%%</td><td>%+.1f%%</td><td>%+.1f%% &hellip; %+.1f%%</td>"
 			  "<td>%.3g</td><td>%.3g</td><td title=\"",
 		       (long long)json_integer_value(json_object_get(m, "n_a")),
@@ -269,12 +229,12 @@ static void table(struct sbuf *h, json_t *metrics)
 		       (json_number_value(json_object_get(m, "ratio_ci_high")) - 1) * 100,
 		       json_number_value(json_object_get(m, "p_adjusted")),
 		       json_number_value(json_object_get(m, "p_welch")));
-		sb_esc(h, json_string_value(json_object_get(m, "why")));
-		sb_add(h, "\"><b>%s</b></td><td>%zu / %zu</td></tr>\n", v,
+		text_esc(h, json_string_value(json_object_get(m, "why")));
+		text_add(h, "\"><b>%s</b></td><td>%zu / %zu</td></tr>\n", v,
 		       json_array_size(json_object_get(m, "outliers_a")),
 		       json_array_size(json_object_get(m, "outliers_b")));
 	}
-	sb_add(h, "</table>\n");
+	text_add(h, "</table>\n");
 }
 
 int html_report(const char *dir, json_t *cmp)
@@ -282,7 +242,7 @@ int html_report(const char *dir, json_t *cmp)
 	char *pdir = xasprintf("%s/plots", dir), *path = xasprintf("%s/report.html", dir);
 	json_t *metrics = json_object_get(cmp, "metrics"), *order = json_object_get(cmp, "order");
 	json_t *claim = json_object_get(cmp, "claim"), *m, *job = json_object_get(cmp, "job");
-	struct sbuf h = { 0 };
+	struct text h = { 0 };
 	const char *name;
 	int ret = -1;
 
@@ -292,42 +252,42 @@ int html_report(const char *dir, json_t *cmp)
 	}
 	if (mkdir_p(pdir, 0755) < 0)
 		goto out;
-	sb_add(&h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kpair: ");
-	sb_esc(&h, json_string_value(json_object_get(job, "name")));
-	sb_add(&h, "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+	text_add(&h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kpair: ");
+	text_esc(&h, json_string_value(json_object_get(job, "name")));
+	text_add(&h, "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
 		   "text-align:right}tr.improved td:last-child{background:#cfc}"
 		   "tr.regressed td:last-child{background:#fcc}tr.inconclusive td:last-child{background:#eee}"
 		   ".plot{display:inline-block;margin:4px}h2{margin-top:1.5em}</style></head><body>\n");
-	sb_add(&h, "<h1>kpair %s: ", json_string_value(json_object_get(cmp, "kind")));
-	sb_esc(&h, json_string_value(json_object_get(job, "name")));
-	sb_add(&h, "</h1>\n<p>stock <code>");
-	sb_esc(&h, json_string_value(side_kernel(cmp, "stock")));
-	sb_add(&h, "</code> vs patched <code>");
-	sb_esc(&h, json_string_value(side_kernel(cmp, "patched")));
-	sb_add(&h, "</code>; accelerator <code>");
-	sb_esc(&h, json_string_value(json_object_get(cmp, "accel")));
-	sb_add(&h, "</code>; %zu runs in the order drawn from seed %lld; failed runs: %lld.</p>\n",
+	text_add(&h, "<h1>kpair %s: ", json_string_value(json_object_get(cmp, "kind")));
+	text_esc(&h, json_string_value(json_object_get(job, "name")));
+	text_add(&h, "</h1>\n<p>stock <code>");
+	text_esc(&h, json_string_value(side_kernel(cmp, "stock")));
+	text_add(&h, "</code> vs patched <code>");
+	text_esc(&h, json_string_value(side_kernel(cmp, "patched")));
+	text_add(&h, "</code>; accelerator <code>");
+	text_esc(&h, json_string_value(json_object_get(cmp, "accel")));
+	text_add(&h, "</code>; %zu runs in the order drawn from seed %lld; failed runs: %lld.</p>\n",
 	       json_array_size(order), (long long)json_integer_value(json_object_get(cmp, "order_seed")),
 	       (long long)json_integer_value(json_object_get(cmp, "failed_runs")));
 	table(&h, metrics);
 	if (claim) {
-		sb_add(&h, "<p><b>claim</b> (");
-		sb_esc(&h, json_string_value(json_object_get(claim, "source")));
-		sb_add(&h, "): <b>%s</b>: ", json_string_value(json_object_get(claim, "result")));
-		sb_esc(&h, json_string_value(json_object_get(claim, "why")));
-		sb_add(&h, "</p>\n");
+		text_add(&h, "<p><b>claim</b> (");
+		text_esc(&h, json_string_value(json_object_get(claim, "source")));
+		text_add(&h, "): <b>%s</b>: ", json_string_value(json_object_get(claim, "result")));
+		text_esc(&h, json_string_value(json_object_get(claim, "why")));
+		text_add(&h, "</p>\n");
 	}
 	json_object_foreach(metrics, name, m) {
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;
-		sb_add(&h, "<h2 class=\"metric\">");
-		sb_esc(&h, name);
-		sb_add(&h, "</h2>\n");
+		text_add(&h, "<h2 class=\"metric\">");
+		text_esc(&h, name);
+		text_add(&h, "</h2>\n");
 		if (metric_plots(pdir, name, m, order, &h) < 0)
 			goto out;
 	}
-	sb_add(&h, "</body></html>\n");
+	text_add(&h, "</body></html>\n");
 	ret = write_text(path, h.s);
 out:
 	free(h.s);

@@ -26,46 +26,6 @@
 
 #define LV_DEFAULT_URI "qemu:///system"
 
-struct lv_text {
-	char *s;
-	size_t len;
-};
-
-static void lv_add(struct lv_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void lv_add(struct lv_text *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		abort();
-	t->s = realloc(t->s, t->len + n + 1);
-	if (!t->s)
-		abort();
-	memcpy(t->s + t->len, p, n + 1);
-	t->len += n;
-	free(p);
-}
-
-/* XML text with & < > ' " escaped */
-static void lv_esc(struct lv_text *t, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': lv_add(t, "&amp;"); break;
-		case '<': lv_add(t, "&lt;"); break;
-		case '>': lv_add(t, "&gt;"); break;
-		case '\'': lv_add(t, "&apos;"); break;
-		case '"': lv_add(t, "&quot;"); break;
-		default: lv_add(t, "%c", *s);
-		}
-	}
-}
-
 static const char *lv_arch(const struct target *t)
 {
 	if (!strcmp(t->arch, "amd64"))
@@ -82,49 +42,49 @@ static char *domain_xml(const struct vm_spec *s, const char *name, const char *c
 			const char *res_sock)
 {
 	const struct target *t = s->target;
-	struct lv_text x = { 0 };
+	struct text x = { 0 };
 	int i;
 
-	lv_add(&x, "<domain type='%s'>\n  <name>", strcmp(s->accel, "kvm") ? "qemu" : "kvm");
-	lv_esc(&x, name);
-	lv_add(&x, "</name>\n  <memory unit='MiB'>%llu</memory>\n  <vcpu>%llu</vcpu>\n"
+	text_add(&x, "<domain type='%s'>\n  <name>", strcmp(s->accel, "kvm") ? "qemu" : "kvm");
+	text_esc(&x, name);
+	text_add(&x, "</name>\n  <memory unit='MiB'>%llu</memory>\n  <vcpu>%llu</vcpu>\n"
 		   "  <os>\n    <type arch='%s' machine='", (unsigned long long)(s->memory >> 20),
 	       (unsigned long long)s->cpus, lv_arch(t));
-	lv_esc(&x, t->machine);
-	lv_add(&x, "'>hvm</type>\n    <kernel>");
-	lv_esc(&x, s->kernel);
-	lv_add(&x, "</kernel>\n    <initrd>");
-	lv_esc(&x, s->initrd);
-	lv_add(&x, "</initrd>\n    <cmdline>");
-	lv_esc(&x, s->append);
-	lv_add(&x, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
+	text_esc(&x, t->machine);
+	text_add(&x, "'>hvm</type>\n    <kernel>");
+	text_esc(&x, s->kernel);
+	text_add(&x, "</kernel>\n    <initrd>");
+	text_esc(&x, s->initrd);
+	text_add(&x, "</initrd>\n    <cmdline>");
+	text_esc(&x, s->append);
+	text_add(&x, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
 	if (*t->cpu) {
-		lv_add(&x, "  <cpu mode='custom' match='exact'><model fallback='allow'>");
-		lv_esc(&x, t->cpu);
-		lv_add(&x, "</model></cpu>\n");
+		text_add(&x, "  <cpu mode='custom' match='exact'><model fallback='allow'>");
+		text_esc(&x, t->cpu);
+		text_add(&x, "</model></cpu>\n");
 	}
-	lv_add(&x, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+	text_add(&x, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
 		   "  <on_crash>destroy</on_crash>\n  <devices>\n    <emulator>");
-	lv_esc(&x, t->qemu[0] == '/' ? t->qemu : "");
+	text_esc(&x, t->qemu[0] == '/' ? t->qemu : "");
 	if (t->qemu[0] != '/')
-		lv_add(&x, "/usr/bin/");
+		text_add(&x, "/usr/bin/");
 	if (t->qemu[0] != '/')
-		lv_esc(&x, t->qemu);
-	lv_add(&x, "</emulator>\n");
+		text_esc(&x, t->qemu);
+	text_add(&x, "</emulator>\n");
 	for (i = 0; i < s->ndisks; i++) {
-		lv_add(&x, "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw' "
+		text_add(&x, "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw' "
 			   "cache='%s'/>\n      <source file='", s->disks[i].cache);
-		lv_esc(&x, s->disks[i].path);
-		lv_add(&x, "'/>\n      <target dev='vd%c' bus='virtio'/>%s\n    </disk>\n", 'a' + i,
+		text_esc(&x, s->disks[i].path);
+		text_add(&x, "'/>\n      <target dev='vd%c' bus='virtio'/>%s\n    </disk>\n", 'a' + i,
 		       s->disks[i].readonly ? "<readonly/>" : "");
 	}
-	lv_add(&x, "    <serial type='unix'>\n      <source mode='connect' path='");
-	lv_esc(&x, con_sock);
-	lv_add(&x, "'/>\n      <target port='0'/>\n    </serial>\n"
+	text_add(&x, "    <serial type='unix'>\n      <source mode='connect' path='");
+	text_esc(&x, con_sock);
+	text_add(&x, "'/>\n      <target port='0'/>\n    </serial>\n"
 		   "    <controller type='virtio-serial' index='0'/>\n"
 		   "    <channel type='unix'>\n      <source mode='connect' path='");
-	lv_esc(&x, res_sock);
-	lv_add(&x, "'/>\n      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
+	text_esc(&x, res_sock);
+	text_add(&x, "'/>\n      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
 		   "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>\n"
 		   "  </devices>\n  <seclabel type='static' model='dac' relabel='no'>"
 		   "<label>+0:+0</label></seclabel>\n</domain>\n");
@@ -282,7 +242,7 @@ static void copy_qemu_log(const struct vm_spec *s, const char *name)
 
 /* the watch loop: console to the log and the tail, records to the channel, deadlines */
 static void lv_watch(const struct vm_spec *s, struct channel *ch, struct vm_result *res,
-		     int fds[2], int log_fd, struct lv_text *con, int *timed_out)
+		     int fds[2], int log_fd, struct text *con, int *timed_out)
 {
 	double deadline = res->t_start + s->boot_timeout, grace = -1;
 	int open_fds = (fds[0] >= 0) + (fds[1] >= 0);
@@ -321,7 +281,7 @@ static void lv_watch(const struct vm_spec *s, struct channel *ch, struct vm_resu
 					res->first_console = mono_now() - res->t_start;
 				if (log_fd >= 0 && write(log_fd, buf, n) < 0)
 					log_fd = -1;
-				lv_add(con, "%.*s", (int)n, buf);
+				text_add(con, "%.*s", (int)n, buf);
 			} else {
 				channel_feed(ch, buf, n);
 			}
@@ -335,7 +295,7 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 	char tmpl[] = "/tmp/kpair-lv-XXXXXX", *sock[2] = { NULL, NULL }, *xml = NULL, *name;
 	struct lv_chain chain = { ch->cb, ch->user, res, s };
 	int lfd[2] = { -1, -1 }, fds[2] = { -1, -1 }, log_fd = -1, timed_out = 0, gone = 0, i;
-	struct lv_text con = { 0 };
+	struct text con = { 0 };
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
 	int ret = -1;

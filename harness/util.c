@@ -74,6 +74,39 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *piece;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	t->s = realloc(t->s, t->len + n + 1);
+	if (!t->s)
+		abort();
+	memcpy(t->s + t->len, piece, n + 1);
+	t->len += n;
+	free(piece);
+}
+
+void text_esc(struct text *t, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': text_add(t, "&amp;"); break;
+		case '<': text_add(t, "&lt;"); break;
+		case '>': text_add(t, "&gt;"); break;
+		case '"': text_add(t, "&quot;"); break;
+		case '\'': text_add(t, "&apos;"); break;
+		default: text_add(t, "%c", *s);
+		}
+	}
+}
+
 char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");

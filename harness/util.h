@@ -17,6 +17,16 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int util_quiet;
 
+/* a growing text (s is NUL-terminated, owned; free(t.s) when done) */
+struct text {
+	char *s;
+	size_t len;
+};
+/* append printf output; aborts on out-of-memory */
+void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* append @s with & < > " ' escaped, for HTML and XML text and attribute values */
+void text_esc(struct text *t, const char *s);
+
 /* malloc'd printf; aborts on out-of-memory. Caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
