@@ -4,9 +4,11 @@
  * to 1, freezes the scratch fs (FIFREEZE), and forks a child that writes to
  * it: the child sleeps uninterruptibly in sb_start_write, and khungtaskd
  * prints "INFO: task ...:N blocked for more than 1 seconds." with a call
- * trace. After hold ms the fs is thawed, the child finishes and the run
- * completes: status ok, but the harness marks it (console warnings).
- * Samples hung_child_s (how long the write was blocked). Not a benchmark.
+ * trace. The workload watches /dev/kmsg for that report (at most hold ms),
+ * then thaws the fs; the child finishes and the run completes: status ok,
+ * but the harness marks it (console warnings). No report in time is an
+ * error record. Samples hung_report_s (block to report) and hung_child_s
+ * (how long the write was blocked). Not a benchmark.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +28,7 @@
 enum { P_HOLD };
 
 static const struct wl_param hungtask_params[] = {
-	[P_HOLD] = { "hold", UNIT_DURATION, "2s", 100, 600000, "how long the fs stays frozen" },
+	[P_HOLD] = { "hold", UNIT_DURATION, "30s", 100, 600000, "longest wait for the kernel's report" },
 	{ NULL },
 };
 
@@ -42,6 +44,28 @@ static int write_text(const char *path, const char *text)
 	return ret;
 }
 
+/* seconds until /dev/kmsg (read from @fd on) has a hung-task report, or -1 after @ms */
+static double wait_report(int fd, uint64_t ms)
+{
+	double t0 = wl_now();
+	char rec[2048];
+
+	while ((wl_now() - t0) * 1000 < ms) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+
+		if (n > 0) {
+			rec[n] = '\0';
+			if (strstr(rec, "blocked for more than"))
+				return wl_now() - t0;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EPIPE)
+			return -1;
+		usleep(50000);
+	}
+	return -1;
+}
+
 /* the child: one write to the frozen fs, which blocks until the thaw */
 static void __attribute__((noreturn)) blocked_writer(const char *path)
 {
@@ -53,17 +77,23 @@ static void __attribute__((noreturn)) blocked_writer(const char *path)
 static int hungtask_run(struct wl_ctx *ctx)
 {
 	char path[256];
-	int mfd, st, ret = -1;
-	double t0, t1;
+	int mfd, kfd, st, ret = -1;
+	double t0, t1, rep = -1;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/hung", ctx->mnt);
 	if (write_text(HUNG_TIMEOUT, "1\n") < 0)
 		return rec_error("hungtask", errno, "cannot set %s: %s (no CONFIG_DETECT_HUNG_TASK?)",
 				 HUNG_TIMEOUT, strerror(errno));
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kfd < 0)
+		return rec_error("hungtask", errno, "cannot open /dev/kmsg: %s", strerror(errno));
+	lseek(kfd, 0, SEEK_END);	/* only what the kernel says from now on */
 	mfd = open(ctx->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (mfd < 0)
+	if (mfd < 0) {
+		close(kfd);
 		return rec_error("hungtask", errno, "cannot open %s: %s", ctx->mnt, strerror(errno));
+	}
 	if (ioctl(mfd, FIFREEZE, 0) < 0) {
 		rec_error("hungtask", errno, "FIFREEZE %s: %s", ctx->mnt, strerror(errno));
 		goto out_close;
@@ -74,7 +104,8 @@ static int hungtask_run(struct wl_ctx *ctx)
 		blocked_writer(path);
 	if (pid < 0)
 		rec_error("hungtask", errno, "fork: %s", strerror(errno));
-	usleep(ctx->val[P_HOLD] * 1000);
+	else
+		rep = wait_report(kfd, ctx->val[P_HOLD]);
 	if (ioctl(mfd, FITHAW, 0) < 0) {
 		rec_error("hungtask", errno, "FITHAW %s: %s", ctx->mnt, strerror(errno));
 		goto out_close;	/* the child stays blocked: the harness times out */
@@ -86,11 +117,18 @@ static int hungtask_run(struct wl_ctx *ctx)
 		goto out_close;
 	}
 	t1 = wl_now();
+	if (rep < 0) {
+		rec_error("hungtask", ETIMEDOUT, "no hung-task report within %llu ms",
+			  (unsigned long long)ctx->val[P_HOLD]);
+		goto out_close;
+	}
+	rec_sample("hung_report_s", "s", rep);
 	rec_sample("hung_child_s", "s", t1 - t0);
 	ret = 0;
 out_close:
 	write_text(HUNG_TIMEOUT, "120\n");
 	close(mfd);
+	close(kfd);
 	return ret;
 }
 

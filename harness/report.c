@@ -38,6 +38,27 @@ static char *host_cpu(void)
 }
 
 
+/*
+ * A panic's excerpt starts a few lines before the panic line: the call
+ * trace and registers after it would push it out of the last 40 lines.
+ */
+static char *panic_excerpt(const struct vm_result *vm)
+{
+	const char *tail = vm->console_tail, *p = strstr(tail, vm->panic_line);
+	int before = 0, after = 0;
+	const char *e;
+
+	if (!p)
+		return tail_lines(tail, 40);
+	while (p > tail && before < 4)
+		before += *--p == '\n';
+	if (*p == '\n')
+		p++;
+	for (e = p; *e && after < 60; e++)
+		after += *e == '\n';
+	return xasprintf("%.*s", (int)(e - p), p);
+}
+
 static json_t *jnum(double v)
 {
 	return v < 0 ? json_null() : json_real(v);
@@ -98,7 +119,8 @@ json_t *result_json(const struct run_info *ri)
 			  "wall_s", jnum(vm ? vm->exit : -1),
 			  "overhead_ratio", jnum(vm && vm->exit > 0 && guest_boot > 0 && workload >= 0 ?
 						 vm->exit / (guest_boot + workload) : -1));
-	excerpt = tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
+	excerpt = vm && vm->panic_line[0] ? panic_excerpt(vm) :
+		  tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
 	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s},"
 		      " s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:{s:s, s:s, s:I},"
 		      " s:{s:s, s:s, s:I}, s:{s:I, s:b, s:o}, s:o, s:o, s:o, s:I, s:o,"
