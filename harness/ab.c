@@ -262,8 +262,14 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, struct progres
 		/* killed mid-run: keep what it wrote for the record, run it again */
 		char *old = xasprintf("%s.interrupted-%ld", dir, (long)time(NULL));
 
-		if (rename(dir, old) < 0)
+		if (rename(dir, old) < 0) {
 			warning("cannot move '%s' aside: %s", dir, strerror(errno));
+		} else {	/* its QEMU died with the killed kpair: the pid is no one's now */
+			char *pid = xasprintf("%s/qemu.pid", old);
+
+			unlink(pid);
+			free(pid);
+		}
 		free(old);
 	}
 	ro.job_path = o->job_path;

@@ -2,9 +2,10 @@
 # an A/B where exactly one run fails (its QEMU is SIGKILLed mid-run, once): the failed run is
 # recorded with its status and reason, retried on the same side, and counted in the verdict;
 # no side shrinks. A second kpair on the same A/B directory is refused while the first runs.
+# An A/B whose kpair is SIGKILLed mid-run resumes with nothing lost, doubled or left running.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 11
+plan 16
 job="$ROOT/configs/jobs/smoke.job"
 D="$WORK/ab"
 wait_for() { local i; for i in $(seq 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
@@ -41,4 +42,24 @@ ok_samples=$(for r in "$D"/runs/[0-9][0-9][0-9]-*/; do
 	[ "$(jqr "$r/result.json" .status)" = ok ] && grep -c '"type":"sample"' "$r/samples.jsonl"
 done | paste -sd+ | bc)
 is "$ok_samples" 16 "samples of the four good runs on disk: 4 x 4"
+
+# kpair SIGKILLed in the middle of a run, then resumed: the run is moved aside clean, redone
+D="$WORK/kill"
+"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 1 --seed 3 --set params.size=4M \
+	--set job.memory=256M -o "$D" >"$WORK/kill.out" 2>&1 &
+ab=$!
+wait_for "[ -f $D/runs/001-*/qemu.pid ] 2>/dev/null && grep -qa qemu /proc/\$(cat $D/runs/001-*/qemu.pid)/cmdline"
+qpid=$(cat "$D"/runs/001-*/qemu.pid)
+{ kill -9 $ab && wait $ab; } 2>/dev/null
+wait_for "! grep -qa qemu /proc/$qpid/cmdline 2>/dev/null"
+ok $? "kpair SIGKILLed mid-run: its QEMU dies with it"
+"$KPAIR" resume "$D" >"$WORK/kill-resume.out" 2>&1
+is "$?" 0 "resume finishes the A/B"
+i=$(ls -d "$D"/runs/001-*.interrupted-* 2>/dev/null)
+[ -d "$i" ] && [ ! -e "$i/qemu.pid" ] && [ ! -e "$i/scratch.img" ] && [ ! -e "$i/initramfs.cpio" ]
+ok $? "the interrupted run is kept aside, with no stale pid file, image or initramfs"
+jqt "$D/comparison.json" '.metrics.write_s.n_a == 1 and .metrics.write_s.n_b == 1 and ([.metrics[] | (.values_a | length) + (.values_b | length)] | add) == 8 and .failed_runs == 0'
+ok $? "one run a side after resume, the interrupted one's samples not counted"
+n=$(cat "$D"/runs/00[0-9]-stock/samples.jsonl "$D"/runs/00[0-9]-patched/samples.jsonl | grep -c '"type":"sample"')
+is "$n" 8 "samples on disk: 2 runs x 4, none lost, none doubled"
 done_testing
