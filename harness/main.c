@@ -59,7 +59,7 @@ static void usage(FILE *f)
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
-	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-16 a failed run\n"
+	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-17 a failed run\n"
 	      "exit status of ab, calibrate, compare: 0 no metric regressed, 1 a metric regressed,\n"
 	      "2 usage, 3 runs failed beyond the retries\n"
 	      "(kpair help status)\n", f);
