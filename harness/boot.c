@@ -331,16 +331,9 @@ static int watch_cb_error(struct vm_result *r, json_t *rec)
 	return 0;
 }
 
-struct chain {
-	channel_cb cb;
-	void *user;
-	struct vm_result *res;
-	const struct vm_spec *spec;
-};
-
-static int chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
+int vm_chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
 {
-	struct chain *c = user;
+	struct vm_chain *c = user;
 	double t = mono_now() - c->res->t_start;
 
 	if (type == REC_HELLO)
@@ -366,7 +359,7 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 {
 	int con[2] = { -1, -1 }, rsp[2] = { -1, -1 }, keep[3], log_fd = -1;
 	struct watch w = { .spec = s, .ch = ch, .res = res, .log_fd = -1 };
-	struct chain chain = { ch->cb, ch->user, res, s };
+	struct vm_chain chain = { ch->cb, ch->user, res, s };
 	int timed_out = 0, exited = 0, ret = -1, open_fds = 2;
 	struct argvb a = { .n = 0 };
 	double deadline, grace = -1;
@@ -392,7 +385,7 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	keep[0] = con[1];
 	keep[1] = rsp[1];
 	keep[2] = -1;
-	ch->cb = chain_cb;
+	ch->cb = vm_chain_cb;
 	ch->user = &chain;
 	res->t_start = mono_now();
 	if (spawn_start_on((const char *const *)a.v, log_fd, keep, s->cpu, &pid) < 0)

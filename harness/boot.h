@@ -92,6 +92,20 @@ extern const struct backend backend_libvirt;
 /* the backend called @name (NULL: qemu), or NULL */
 const struct backend *backend_find(const char *name);
 
+/*
+ * The channel callback both backends put in front of the caller's (cb, user):
+ * it times hello, the first sample and done, keeps the agent's error record,
+ * tells spec->on_phase, and tells a failure to store a record (the host's
+ * fault) from the guest's.
+ */
+struct vm_chain {
+	channel_cb cb;
+	void *user;
+	struct vm_result *res;
+	const struct vm_spec *spec;
+};
+int vm_chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len);
+
 void vm_result_init(struct vm_result *r);
 void vm_result_release(struct vm_result *r);
 /*

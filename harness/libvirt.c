@@ -122,36 +122,6 @@ static int accept_one(int lfd, double until)
 	return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 }
 
-struct lv_chain {
-	channel_cb cb;
-	void *user;
-	struct vm_result *res;
-	const struct vm_spec *spec;
-};
-
-static int lv_chain_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
-{
-	struct lv_chain *c = user;
-	double t = mono_now() - c->res->t_start;
-
-	if (type == REC_HELLO)
-		c->res->hello = t;
-	else if (type == REC_DONE)
-		c->res->done = t;
-	else if (type == REC_SAMPLE && c->res->first_sample < 0)
-		c->res->first_sample = t;
-	else if (type == REC_ERROR) {
-		const char *stage = "?", *msg = "?";
-
-		json_unpack(rec, "{s:s, s:s}", "stage", &stage, "message", &msg);
-		snprintf(c->res->error_record, sizeof(c->res->error_record), "agent: %s: %s", stage,
-			 msg);
-	}
-	if (c->spec->on_phase && (type == REC_HELLO || type == REC_DONE))
-		c->spec->on_phase(c->spec->phase_user, type == REC_HELLO ? "workload" : "poweroff");
-	return c->cb ? c->cb(c->user, type, rec, line, len) : 0;
-}
-
 /* the console as the QEMU backend reads it: the panic line, oops/BUG/WARNING lines, the tail */
 static void lv_console_scan(struct vm_result *r, const char *text, size_t n)
 {
@@ -293,7 +263,7 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 {
 	static unsigned seq;
 	char tmpl[] = "/tmp/kpair-lv-XXXXXX", *sock[2] = { NULL, NULL }, *xml = NULL, *name;
-	struct lv_chain chain = { ch->cb, ch->user, res, s };
+	struct vm_chain chain = { ch->cb, ch->user, res, s };
 	int lfd[2] = { -1, -1 }, fds[2] = { -1, -1 }, log_fd = -1, timed_out = 0, gone = 0, i;
 	struct text con = { 0 };
 	virConnectPtr conn = NULL;
@@ -323,7 +293,7 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 		      lv_err());
 		goto out;
 	}
-	ch->cb = lv_chain_cb;
+	ch->cb = vm_chain_cb;
 	ch->user = &chain;
 	res->t_start = mono_now();
 	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_NONE);
