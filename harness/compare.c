@@ -431,6 +431,11 @@ int read_samples_file(const char *path, double **v, size_t *n)
 	free(buf);
 	if (!ret && !*n)
 		ret = error("%s: no samples", path);
+	if (ret < 0) {	/* nothing half-read goes back */
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
 	return ret;
 }
 
