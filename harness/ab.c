@@ -95,7 +95,7 @@ static json_t *strings_json(char *const *v, int n)
 
 static int plan_write(const struct ab_opts *o)
 {
-	char *path = xasprintf("%s/ab.json", o->out_dir), *text;
+	char *path = xasprintf("%s/ab.json", o->out_dir);
 	json_t *j;
 	int ret;
 
@@ -110,9 +110,7 @@ static int plan_write(const struct ab_opts *o)
 		json_object_set_new(j, "backend", json_string(o->backend));
 	if (o->uri)
 		json_object_set_new(j, "uri", json_string(o->uri));
-	text = json_dumps(j, JSON_INDENT(2));
-	ret = write_file_atomic(path, text, strlen(text));
-	free(text);
+	ret = write_json_atomic(path, j);
 	json_decref(j);
 	free(path);
 	return ret;

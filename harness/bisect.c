@@ -134,7 +134,7 @@ out:
 
 static int write_report(struct bisect *b, int first_bad, double t0)
 {
-	char *path = xasprintf("%s/bisect.json", b->dir), *text;
+	char *path = xasprintf("%s/bisect.json", b->dir);
 	json_t *j;
 	int ret;
 
@@ -146,9 +146,7 @@ static int write_report(struct bisect *b, int first_bad, double t0)
 	json_object_set_new(j, "first_bad", first_bad > 0 ?
 			    json_pack("{s:i, s:s}", "index", first_bad, "patch",
 				      b->s.names[first_bad - 1]) : json_null());
-	text = json_dumps(j, JSON_INDENT(2));
-	ret = write_file_atomic(path, text, strlen(text));
-	free(text);
+	ret = write_json_atomic(path, j);
 	json_decref(j);
 	free(path);
 	return ret;

@@ -285,6 +285,18 @@ out_free:
 	return ret;
 }
 
+int write_json_atomic(const char *path, json_t *j)
+{
+	char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+	int ret;
+
+	if (!text)
+		return error("cannot encode '%s'", path);
+	ret = write_file_atomic(path, text, strlen(text));
+	free(text);
+	return ret;
+}
+
 int copy_file(const char *src, const char *dst)
 {
 	char *buf;

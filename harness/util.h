@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -43,6 +44,8 @@ int read_file(const char *path, char **buf, size_t *len);
 /* write @len bytes to @path via a temp file, fsync and rename */
 int write_file_atomic(const char *path, const void *buf, size_t len);
 int copy_file(const char *src, const char *dst);
+/* @j (borrowed) as indented JSON, written atomically to @path */
+int write_json_atomic(const char *path, json_t *j);
 /* hex sha256 of a file into @hex (65 bytes), by spawning sha256sum */
 int sha256_file(const char *path, char hex[65]);
 
