@@ -164,6 +164,24 @@ static int open_port(void)
 	return -1;
 }
 
+/* kpair.echo=1 on the kernel command line: every record on the console too (LAVA reads that) */
+static int echo_wanted(void)
+{
+	char buf[4096], *tok, *save = NULL;
+	FILE *f = fopen("/proc/cmdline", "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+		if (!strcmp(tok, "kpair.echo=1"))
+			return 1;
+	return 0;
+}
+
 static int wait_for(const char *path, int ms)
 {
 	struct stat st;
@@ -304,6 +322,8 @@ int main(void)
 		power_off();
 	}
 	rec_set_fd(fd);
+	if (echo_wanted())
+		rec_set_echo(STDOUT_FILENO);	/* /dev/console, which the kernel gave init */
 	if (read_job(&job) < 0)
 		power_off();
 	rec_hello(job.workload, uptime(), sysconf(_SC_PAGESIZE));

@@ -9,6 +9,7 @@
 #include "record.h"
 
 static int rec_fd = -1;
+static int rec_echo_fd = -1;	/* the console too, "kpair-record: <record>" a line */
 static uint64_t rec_seq;
 static uint64_t rec_nsamples;
 
@@ -59,6 +60,20 @@ static void rb_begin(struct rbuf *r, const char *type)
 	rb_put(r, "{\"type\":\"%s\",\"seq\":%llu", type, (unsigned long long)rec_seq);
 }
 
+/* one write, so a console reader (LAVA's monitors) sees the record whole on one line */
+static void rb_echo(const struct rbuf *r)
+{
+	static const char prefix[] = "kpair-record: ";
+	char line[sizeof(prefix) + REC_MAX];
+
+	if (rec_echo_fd < 0)
+		return;
+	memcpy(line, prefix, sizeof(prefix) - 1);
+	memcpy(line + sizeof(prefix) - 1, r->b, r->n);
+	if (write(rec_echo_fd, line, sizeof(prefix) - 1 + r->n) < 0)
+		rec_echo_fd = -1;	/* the results port still has every record */
+}
+
 static int rb_send(struct rbuf *r)
 {
 	size_t off = 0;
@@ -67,6 +82,7 @@ static int rb_send(struct rbuf *r)
 	if (r->overflow)
 		return -1;
 	rec_seq++;
+	rb_echo(r);
 	if (rec_fd < 0)
 		return 0;
 	while (off < r->n) {
@@ -84,6 +100,11 @@ static int rb_send(struct rbuf *r)
 void rec_set_fd(int fd)
 {
 	rec_fd = fd;
+}
+
+void rec_set_echo(int fd)
+{
+	rec_echo_fd = fd;
 }
 
 uint64_t rec_next_seq(void)
