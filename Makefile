@@ -35,6 +35,8 @@ HARNESS += tarball
 HARNESS += preflight
 HARNESS += series nightly history bisect
 HARNESS += libvirt
+HARNESS += export
+HARNESS += export-lava export-kcidb
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 
