@@ -14,6 +14,7 @@
 #include "config.h"
 #include "kernel.h"
 #include "nightly.h"
+#include "export.h"
 #include "run.h"
 #include "util.h"
 
@@ -57,6 +58,8 @@ static void usage(FILE *f)
 	      "        baseline: results/nightly/<date>/, junit.xml, index.html (exit 0/1/2)\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
+	      "  export lava JOB [--kernel K] [--set S.K=V] -o DIR   a LAVA job + device dictionary\n"
+	      "  export kcidb DIR -o FILE              a run or A/B directory as KCIDB v5 JSON\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
 	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-17 a failed run\n"
@@ -579,6 +582,7 @@ static const struct {
 	{ "kernel", cmd_kernel },
 	{ "nightly", cmd_nightly },
 	{ "bisect", cmd_bisect },
+	{ "export", cmd_export },
 	{ "help", cmd_help },
 };
 

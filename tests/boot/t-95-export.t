@@ -15,7 +15,7 @@ job="$ROOT/configs/jobs/smoke.job"
 sets=(--set params.size=16M --set disk.size=512M)
 SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
 valid() {	# valid FILE: KCIDB JSON against the schema, with format checks
-	python3 - "$SCHEMA" "$1" <<'EOF'
+	/usr/bin/python3 - "$SCHEMA" "$1" <<'EOF'
 import json, sys, jsonschema
 schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
 try:
@@ -58,10 +58,10 @@ LRC=$?
 LSECS=$(echo "$(date +%s.%N) - $t0" | bc)
 is "$LRC" 0 "lava-run passes the job (${LSECS} s wall)"
 [ $LRC -eq 0 ] || grep -E '"lvl": "(error|exception)"' "$WORK/lava.log" | cut -c-300 | sed 's/^/#   /'
-is "$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["result"])' \
+is "$(/usr/bin/python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["result"])' \
 	"$WORK/lava-out/result.yaml" 2>/dev/null)" pass "result.yaml: pass"
 # LAVA's log: its test cases (case, measurement, units) and the console lines the agent echoed
-python3 - "$WORK/lava.log" "$WORK/lava.tsv" "$WORK/echo.jsonl" <<'EOF'
+/usr/bin/python3 - "$WORK/lava.log" "$WORK/lava.tsv" "$WORK/echo.jsonl" <<'EOF'
 import sys, yaml
 tsv, echo = open(sys.argv[2], "w"), open(sys.argv[3], "w")
 for line in open(sys.argv[1]):

@@ -9,7 +9,7 @@ EX="$ROOT/results/examples/smoke-ext4"
 SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
 # valid FILE: the KCIDB JSON validates against the schema (jsonschema, with format checks)
 valid() {
-	python3 - "$SCHEMA" "$1" <<'EOF'
+	/usr/bin/python3 - "$SCHEMA" "$1" <<'EOF'
 import json, sys, jsonschema
 schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
 try:
