@@ -30,11 +30,11 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples stats compare html ab report source build run spawn util main
+HARNESS := config kernel image boot channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
 HARNESS += preflight
 HARNESS += series nightly history bisect
-HARNESS += libvirt
+HARNESS += libvirt libvirt-remote
 HARNESS += export
 HARNESS += export-lava export-kcidb
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))

@@ -1,6 +1,5 @@
 /* ab.c - the A/B engine: interleaved runs, retries, adaptive stopping, resume */
 #include <errno.h>
-#include <gsl/gsl_rng.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "ab-plan.h"
 #include "boot.h"
 #include "compare.h"
 #include "config.h"
@@ -21,159 +21,6 @@
 #include "util.h"
 
 static const char *const side_names[] = { "stock", "patched" };
-
-void ab_opts_init(struct ab_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->runs = 5;
-	o->max_runs = 20;
-	o->retries = 1;
-	o->seed = 1;
-	o->threshold = 0.02;
-	o->jobs = 1;
-}
-
-static void free_sets(char **sets, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(sets[i]);
-}
-
-void ab_opts_release(struct ab_opts *o)
-{
-	int s;
-
-	free(o->job_path);
-	free(o->out_dir);
-	free(o->backend);
-	free(o->uri);
-	free_sets(o->sets, o->nset);
-	for (s = 0; s < 2; s++) {
-		free(o->side[s].kernel);
-		free_sets(o->side[s].sets, o->side[s].nset);
-	}
-	ab_opts_init(o);
-}
-
-/* side of slot @j: blocks of four slots, ABBA or BAAB, drawn from the seed */
-static int slot_side(uint64_t seed, int j)
-{
-	static const int blocks[2][4] = { { 0, 1, 1, 0 }, { 1, 0, 0, 1 } };
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	int b = 0, k;
-
-	gsl_rng_set(r, (unsigned long)seed);
-	for (k = 0; k <= j / 4; k++)
-		b = gsl_rng_uniform(r) < 0.5;
-	gsl_rng_free(r);
-	return blocks[b][j % 4];
-}
-
-/* the --set list of one side: both sides' sets, then its own */
-static int side_sets(const struct ab_opts *o, int side, char **out)
-{
-	int n = 0, i;
-
-	for (i = 0; i < o->nset; i++)
-		out[n++] = o->sets[i];
-	for (i = 0; i < o->side[side].nset; i++)
-		out[n++] = o->side[side].sets[i];
-	return n;
-}
-
-static json_t *strings_json(char *const *v, int n)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-static int plan_write(const struct ab_opts *o)
-{
-	char *path = xasprintf("%s/ab.json", o->out_dir);
-	json_t *j;
-	int ret;
-
-	j = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:f, s:i, s:i, s:I, s:f, s:b, s:i}",
-		      "format", "kpair-ab/1", "job", o->job_path,
-		      "stock", "kernel", o->side[0].kernel, "sets", strings_json(o->side[0].sets, o->side[0].nset),
-		      "patched", "kernel", o->side[1].kernel, "sets", strings_json(o->side[1].sets, o->side[1].nset),
-		      "sets", strings_json(o->sets, o->nset), "runs", o->runs, "until_ci", o->until_ci,
-		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
-		      "threshold", o->threshold, "calibrate", o->calibrate, "jobs", o->jobs);
-	if (o->backend)
-		json_object_set_new(j, "backend", json_string(o->backend));
-	if (o->uri)
-		json_object_set_new(j, "uri", json_string(o->uri));
-	ret = write_json_atomic(path, j);
-	json_decref(j);
-	free(path);
-	return ret;
-}
-
-static int strings_load(json_t *a, char **out, int *n)
-{
-	size_t i;
-	json_t *v;
-
-	*n = 0;
-	json_array_foreach(a, i, v) {
-		if (!json_is_string(v) || *n >= AB_MAX_SETS)
-			return -1;
-		out[(*n)++] = xstrdup(json_string_value(v));
-	}
-	return 0;
-}
-
-static int plan_read(const char *dir, struct ab_opts *o)
-{
-	char *path = xasprintf("%s/ab.json", dir);
-	const char *job, *k0, *k1;
-	json_t *j, *s0, *s1, *sets;
-	json_int_t seed;
-	json_error_t err;
-	int ret = -1;
-
-	j = json_load_file(path, 0, &err);
-	if (!j) {
-		error("%s: %s", path, err.text);
-		goto out;
-	}
-	if (json_unpack_ex(j, &err, 0, "{s:s, s:{s:s, s:o}, s:{s:s, s:o}, s:o, s:i, s:F, s:i, s:i, s:I, s:F, s:b}",
-			   "job", &job, "stock", "kernel", &k0, "sets", &s0, "patched", "kernel", &k1,
-			   "sets", &s1, "sets", &sets, "runs", &o->runs, "until_ci", &o->until_ci,
-			   "max_runs", &o->max_runs, "retries", &o->retries, "seed", &seed,
-			   "threshold", &o->threshold, "calibrate", &o->calibrate) < 0) {
-		error("%s: %s", path, err.text);
-		goto out;
-	}
-	o->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
-	if (json_is_string(json_object_get(j, "backend")))
-		o->backend = xstrdup(json_string_value(json_object_get(j, "backend")));
-	if (json_is_string(json_object_get(j, "uri")))
-		o->uri = xstrdup(json_string_value(json_object_get(j, "uri")));
-	o->job_path = xstrdup(job);
-	o->side[0].kernel = xstrdup(k0);
-	o->side[1].kernel = xstrdup(k1);
-	o->seed = (uint64_t)seed;
-	o->out_dir = xstrdup(dir);
-	if (strings_load(s0, o->side[0].sets, &o->side[0].nset) < 0 ||
-	    strings_load(s1, o->side[1].sets, &o->side[1].nset) < 0 ||
-	    strings_load(sets, o->sets, &o->nset) < 0) {
-		error("%s: bad sets", path);
-		goto out;
-	}
-	ret = 0;
-out:
-	json_decref(j);
-	free(path);
-	return ret;
-}
 
 struct progress {
 	int tty;
@@ -243,7 +90,8 @@ static const struct metric *primary(const struct cmp *c)
 }
 
 /* one run at index @idx: loaded when already on disk, else run now */
-static json_t *do_run(const struct ab_opts *o, int idx, int side, struct progress *pg)
+static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *host,
+		      struct progress *pg)
 {
 	char *dir = xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
 	char *res = xasprintf("%s/result.json", dir);
@@ -272,11 +120,12 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, struct progres
 	}
 	ro.job_path = o->job_path;
 	ro.kernel = o->side[side].kernel;
-	ro.nset = side_sets(o, side, sets);
+	ro.nset = ab_side_sets(o, side, sets);
 	ro.sets = sets;
 	ro.out_dir = dir;
-	ro.backend = o->backend;
-	ro.uri = o->uri;
+	ro.backend = host ? "libvirt" : o->backend;
+	ro.uri = host ? host : o->uri;
+	ro.stage = host != NULL;
 	ro.quiet = 1;
 	ro.on_phase = on_phase;
 	ro.phase_user = pg;
@@ -296,57 +145,75 @@ out:
 	return j;
 }
 
-/* append run @idx of @side to @order; true when it ended ok */
-static int record(json_t *order, int idx, int side, json_t *r, int tty)
+/* append run @idx of @side (on @host, or NULL) to @order; true when it ended ok */
+static int record(json_t *order, int idx, int side, const char *host, json_t *r, int tty)
 {
 	const char *st = json_string_value(json_object_get(r, "status"));
 	const char *reason = json_string_value(json_object_get(r, "reason"));
 	const char *run_id = json_string_value(json_object_get(r, "run_id"));
 	int good = st && !strcmp(st, "ok");
+	json_t *e;
 
-	json_array_append_new(order, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", idx,
-		"side", side_names[side], "run_dir", run_id ? run_id : "", "status", st ? st : "?",
-		"reason", reason ? reason : "", "result", r));
+	e = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", idx, "side", side_names[side],
+		      "run_dir", run_id ? run_id : "", "status", st ? st : "?",
+		      "reason", reason ? reason : "", "result", r);
+	if (host)
+		json_object_set_new(e, "host", json_string(host));
+	json_array_append_new(order, e);
 	if (!tty)
-		printf("ab: run %d %s: %s%s%s\n", idx + 1, side_names[side], st ? st : "?",
-		       good ? "" : ": ", good ? "" : reason ? reason : "");
+		printf("ab: run %d %s%s%s: %s%s%s\n", idx + 1, side_names[side], host ? " on " : "",
+		       host ? host : "", st ? st : "?", good ? "" : ": ",
+		       good ? "" : reason ? reason : "");
 	return good;
 }
 
-/*
- * -j N: the first attempts of a batch of slots run at once, each in a child
- * process that writes its run directory; the parent then reads them back
- * through do_run like any run already on disk. Retries run one by one after.
- */
-static void run_batch(const struct ab_opts *o, const int *idx, const int *side, int n,
-		      struct progress *pg)
+static int run_on_disk(const struct ab_opts *o, int idx, int side)
 {
-	pid_t pids[AB_MAX_JOBS];
+	char *res = xasprintf("%s/runs/%03d-%s/result.json", o->out_dir, idx, side_names[side]);
+	int have = path_exists(res);
+
+	free(res);
+	return have;
+}
+
+/*
+ * -j N or --hosts: the first attempts of a batch of slots run at once, in
+ * child processes that write their run directories; the parent then reads
+ * them back through do_run like any run already on disk. With -j each slot
+ * has its own child; with --hosts each host has one, which runs that host's
+ * slots one after the other. Retries run one by one after.
+ */
+static void run_batch(const struct ab_opts *o, const int *idx, const int *side,
+		      const char *const *host, int n, struct progress *pg)
+{
+	pid_t pids[AB_MAX_BATCH];
+	int mine[AB_MAX_BATCH] = { 0 };
 	double t0 = mono_now();
-	int k, started = 0;
+	int k, q, started = 0;
 
 	for (k = 0; k < n; k++) {
-		char *res = xasprintf("%s/runs/%03d-%s/result.json", o->out_dir, idx[k],
-				      side_names[side[k]]);
-		int have = path_exists(res);
-
-		free(res);
 		pids[k] = -1;
-		if (have)
+		if (mine[k] || run_on_disk(o, idx[k], side[k]))
 			continue;
+		for (q = k; q < n; q++)	/* the slots this child runs */
+			mine[q] = q == k || (host[k] && host[q] && !strcmp(host[k], host[q]));
 		fflush(NULL);
 		pids[k] = fork();
 		if (pids[k] == 0) {
 			struct progress quiet = *pg;
 
 			quiet.tty = 0;
-			json_decref(do_run(o, idx[k], side[k], &quiet));
+			for (q = k; q < n; q++)
+				if (mine[q] && !run_on_disk(o, idx[q], side[q]))
+					json_decref(do_run(o, idx[q], side[q], host[q], &quiet));
 			_exit(0);
 		}
-		if (pids[k] < 0)
+		if (pids[k] < 0) {
 			warning("fork: %s: run %d runs later, alone", strerror(errno), idx[k]);
-		else
-			started++;
+			continue;
+		}
+		for (q = k; q < n; q++)
+			started += mine[q];
 	}
 	for (k = 0; k < n; k++)
 		if (pids[k] > 0)
@@ -358,14 +225,27 @@ static void run_batch(const struct ab_opts *o, const int *idx, const int *side, 
 	}
 }
 
+/* slots started together: -j N, or two a host with --hosts; no more than the target needs */
+static int batch_size(const struct ab_opts *o, const int *ok, int target)
+{
+	int nb = o->nhosts ? 2 * o->nhosts : o->jobs > 1 ? o->jobs : 1;
+	int left = 2 * target - ok[0] - ok[1];
+
+	if (nb > AB_MAX_BATCH)
+		nb = AB_MAX_BATCH;
+	if (left >= 2 && nb > left)
+		nb = left & ~1;
+	return nb;
+}
+
 static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 {
 	struct progress pg = { .tty = isatty(2), .t0 = mono_now() };
 	int ok[2] = { 0, 0 }, failed[2] = { 0, 0 }, target = o->runs, slot = 0, idx = 0;
-	int nb = o->jobs > 1 ? (o->jobs > AB_MAX_JOBS ? AB_MAX_JOBS : o->jobs) : 1;
 
 	for (;;) {
-		int side[AB_MAX_JOBS], first[AB_MAX_JOBS], good[AB_MAX_JOBS], k, attempt;
+		int side[AB_MAX_BATCH], first[AB_MAX_BATCH], good[AB_MAX_BATCH], k, attempt, nb;
+		const char *host[AB_MAX_BATCH];
 
 		if (slot % 2 == 0 && ok[0] >= target && ok[1] >= target) {
 			struct cmp c;
@@ -385,8 +265,10 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 				break;
 			target++;
 		}
+		nb = batch_size(o, ok, target);
 		for (k = 0; k < nb; k++) {
-			side[k] = slot_side(o->seed, slot + k);
+			side[k] = ab_slot_side(o->seed, slot + k);
+			host[k] = ab_slot_host(o, slot + k);
 			first[k] = idx + k;
 			if (failed[side[k]] > o->runs + o->retries) {
 				if (pg.tty)
@@ -400,20 +282,21 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 		if (nb > 1) {
 			pg.side = "both";
 			progress_show(&pg, "parallel");
-			run_batch(o, first, side, nb, &pg);
+			run_batch(o, first, side, host, nb, &pg);
 		}
 		idx += nb;
 		for (k = 0; k < nb; k++) {
-			good[k] = record(order, first[k], side[k], do_run(o, first[k], side[k], &pg),
-					 pg.tty);
+			good[k] = record(order, first[k], side[k], host[k],
+					 do_run(o, first[k], side[k], host[k], &pg), pg.tty);
 			if (good[k])
 				ok[side[k]]++;
 			else
 				failed[side[k]]++;
 		}
-		for (k = 0; k < nb; k++) {
+		for (k = 0; k < nb; k++) {	/* a retry stays on the host of its pair */
 			for (attempt = 1; !good[k] && attempt <= o->retries; attempt++) {
-				good[k] = record(order, idx, side[k], do_run(o, idx, side[k], &pg), pg.tty);
+				good[k] = record(order, idx, side[k], host[k],
+						 do_run(o, idx, side[k], host[k], &pg), pg.tty);
 				idx++;
 				if (good[k])
 					ok[side[k]]++;
@@ -457,10 +340,10 @@ static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *j
 			first = r;
 		if (!kern[side] && r && json_object_get(r, "kernel"))
 			kern[side] = json_object_get(r, "kernel");
-		json_array_append_new(light, json_pack("{s:O, s:O, s:O, s:O, s:O}",
+		json_array_append_new(light, json_pack("{s:O, s:O, s:O, s:O, s:O, s:O*}",
 			"index", json_object_get(e, "index"), "side", json_object_get(e, "side"),
 			"run_id", json_object_get(e, "run_dir"), "status", json_object_get(e, "status"),
-			"reason", json_object_get(e, "reason")));
+			"reason", json_object_get(e, "reason"), "host", json_object_get(e, "host")));
 	}
 	out = cmp_json(&c);
 	json_object_set_new(out, "format", json_string(COMPARE_FORMAT));
@@ -470,11 +353,14 @@ static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *j
 	json_object_set_new(out, "accel", first ? json_incref(json_object_get(first, "accel")) : json_null());
 	json_object_set_new(out, "sides", json_pack("{s:{s:s, s:O, s:o}, s:{s:s, s:O, s:o}}",
 		"stock", "kernel_id", o->side[0].kernel, "kernel", kern[0] ? kern[0] : json_null(),
-		"sets", strings_json(o->side[0].sets, o->side[0].nset),
+		"sets", ab_strings_json(o->side[0].sets, o->side[0].nset),
 		"patched", "kernel_id", o->side[1].kernel, "kernel", kern[1] ? kern[1] : json_null(),
-		"sets", strings_json(o->side[1].sets, o->side[1].nset)));
-	json_object_set_new(out, "sets", strings_json(o->sets, o->nset));
+		"sets", ab_strings_json(o->side[1].sets, o->side[1].nset)));
+	json_object_set_new(out, "sets", ab_strings_json(o->sets, o->nset));
 	json_object_set_new(out, "order_seed", json_integer((json_int_t)o->seed));
+	if (o->nhosts)
+		json_object_set_new(out, "hosts", json_pack("{s:o, s:b}", "uris",
+			ab_strings_json(o->hosts, o->nhosts), "mixed_in_pairs", o->mix_hosts));
 	json_object_set_new(out, "order", light);
 	text = json_dumps(out, JSON_INDENT(2));
 	ret = write_file_atomic(path, text, strlen(text));
@@ -517,7 +403,7 @@ static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *j
 static int load_job(const struct ab_opts *o, int side, struct job *job)
 {
 	char *sets[2 * AB_MAX_SETS];
-	int n = side_sets(o, side, sets);
+	int n = ab_side_sets(o, side, sets);
 
 	job_init(job);
 	return job_load(job, o->job_path, sets, n);
@@ -574,7 +460,7 @@ static int ab_go(struct ab_opts *o, int resuming)
 			      o->out_dir, o->out_dir);
 			goto out;
 		}
-		if (plan_write(o) < 0) {
+		if (ab_plan_write(o) < 0) {
 			ret = 3;
 			goto out;
 		}
@@ -616,7 +502,7 @@ int ab_resume(const char *dir)
 	int ret;
 
 	ab_opts_init(&o);
-	if (plan_read(dir, &o) < 0)
+	if (ab_plan_read(dir, &o) < 0)
 		return 2;
 	ret = ab_go(&o, 1);
 	ab_opts_release(&o);
@@ -629,11 +515,11 @@ int ab_extend(const char *dir, int runs)
 	int ret = 3;
 
 	ab_opts_init(&o);
-	if (plan_read(dir, &o) < 0)
+	if (ab_plan_read(dir, &o) < 0)
 		return 2;
 	if (runs > o.runs)
 		o.runs = runs;
-	if (plan_write(&o) == 0)
+	if (ab_plan_write(&o) == 0)
 		ret = ab_go(&o, 1);
 	ab_opts_release(&o);
 	return ret;
@@ -647,7 +533,7 @@ int ab_report(const char *dir)
 	int idx, ret = 2;
 
 	ab_opts_init(&o);
-	if (plan_read(dir, &o) < 0)
+	if (ab_plan_read(dir, &o) < 0)
 		goto out;
 	job_init(&job);
 	if (load_job(&o, 0, &job) < 0)

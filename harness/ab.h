@@ -12,6 +12,8 @@
 
 #define AB_MAX_SETS 32
 #define AB_MAX_JOBS 4		/* runs at once with -j */
+#define AB_MAX_HOSTS 8		/* libvirt hosts with --hosts */
+#define AB_MAX_BATCH (2 * AB_MAX_HOSTS)	/* runs started together */
 
 struct ab_side {
 	char *kernel;
@@ -34,10 +36,21 @@ struct ab_opts {
 	int calibrate;			/* A/A: both sides the same */
 	int jobs;			/* runs at once (-j); 1 for measurement */
 	char *backend, *uri;		/* boot backend (NULL: qemu) and libvirt URI */
+	/*
+	 * --hosts: the runs fan out over these libvirt hosts, one guest per host
+	 * at a time, files staged as volumes. A pair (two consecutive slots, one
+	 * stock and one patched) stays on one host unless mix_hosts.
+	 */
+	char *hosts[AB_MAX_HOSTS];
+	int nhosts;
+	int mix_hosts;
 };
 
 void ab_opts_init(struct ab_opts *o);
 void ab_opts_release(struct ab_opts *o);
+
+/* split "URI1,URI2,..." into o->hosts; -1 with an error naming the bad entry */
+int ab_set_hosts(struct ab_opts *o, const char *list);
 
 /* run (or continue) an A/B; returns the exit code kpair gives */
 int ab_run(struct ab_opts *o);

@@ -55,6 +55,8 @@ struct vm_spec {
 	const char *qemu_log;		/* QEMU's own stdout/stderr */
 	const char *pid_file;		/* QEMU's pid while it runs, or NULL */
 	const char *uri;		/* libvirt backend: connection URI (NULL: qemu:///system) */
+	int stage;			/* libvirt backend: upload the files as volumes, read the
+					 * console and results as streams (another host's daemon) */
 	double boot_timeout, workload_timeout;	/* seconds */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
 	int cpu;		/* host CPU QEMU is bound to, or -1 */
@@ -80,6 +82,9 @@ struct vm_result {
 	char error_record[512];		/* the agent's error record, if any */
 	int qemu_pid;
 	char store_error[512];		/* why a record could not be stored on the host */
+	char host[256];			/* libvirt backend: the host that ran the domain */
+	double upload_s;		/* libvirt backend: time the volume uploads took */
+	unsigned long long upload_bytes;
 };
 
 struct backend {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "libvirt-remote.h"
 #include "util.h"
 
 #define LV_DEFAULT_URI "qemu:///system"
@@ -37,9 +38,14 @@ static const char *lv_arch(const struct target *t)
 	return t->arch;
 }
 
-/* the domain: QEMU runs as root like the QEMU backend (static DAC label, no relabelling) */
-static char *domain_xml(const struct vm_spec *s, const char *name, const char *con_sock,
-			const char *res_sock)
+/*
+ * the domain: QEMU runs as root like the QEMU backend (static DAC label, no
+ * relabelling). @file holds the kernel, initramfs and disk paths as the host
+ * sees them; with @res_sock NULL the console is a pty and the results channel
+ * a socket libvirt makes, both read back as streams (a remote host).
+ */
+static char *domain_xml(const struct vm_spec *s, const char *name, char *const *file,
+			const char *con_sock, const char *res_sock)
 {
 	const struct target *t = s->target;
 	struct text x = { 0 };
@@ -52,9 +58,9 @@ static char *domain_xml(const struct vm_spec *s, const char *name, const char *c
 	       (unsigned long long)s->cpus, lv_arch(t));
 	text_esc(&x, t->machine);
 	text_add(&x, "'>hvm</type>\n    <kernel>");
-	text_esc(&x, s->kernel);
+	text_esc(&x, file[0]);
 	text_add(&x, "</kernel>\n    <initrd>");
-	text_esc(&x, s->initrd);
+	text_esc(&x, file[1]);
 	text_add(&x, "</initrd>\n    <cmdline>");
 	text_esc(&x, s->append);
 	text_add(&x, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
@@ -65,26 +71,31 @@ static char *domain_xml(const struct vm_spec *s, const char *name, const char *c
 	}
 	text_add(&x, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
 		   "  <on_crash>destroy</on_crash>\n  <devices>\n    <emulator>");
-	text_esc(&x, t->qemu[0] == '/' ? t->qemu : "");
 	if (t->qemu[0] != '/')
 		text_add(&x, "/usr/bin/");
-	if (t->qemu[0] != '/')
-		text_esc(&x, t->qemu);
+	text_esc(&x, t->qemu);
 	text_add(&x, "</emulator>\n");
 	for (i = 0; i < s->ndisks; i++) {
 		text_add(&x, "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw' "
 			   "cache='%s'/>\n      <source file='", s->disks[i].cache);
-		text_esc(&x, s->disks[i].path);
+		text_esc(&x, file[2 + i]);
 		text_add(&x, "'/>\n      <target dev='vd%c' bus='virtio'/>%s\n    </disk>\n", 'a' + i,
 		       s->disks[i].readonly ? "<readonly/>" : "");
 	}
-	text_add(&x, "    <serial type='unix'>\n      <source mode='connect' path='");
-	text_esc(&x, con_sock);
-	text_add(&x, "'/>\n      <target port='0'/>\n    </serial>\n"
-		   "    <controller type='virtio-serial' index='0'/>\n"
-		   "    <channel type='unix'>\n      <source mode='connect' path='");
-	text_esc(&x, res_sock);
-	text_add(&x, "'/>\n      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
+	if (res_sock) {
+		text_add(&x, "    <serial type='unix'>\n      <source mode='connect' path='");
+		text_esc(&x, con_sock);
+		text_add(&x, "'/>\n      <target port='0'/>\n    </serial>\n");
+	} else {
+		text_add(&x, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
+	}
+	text_add(&x, "    <controller type='virtio-serial' index='0'/>\n    <channel type='unix'>\n");
+	if (res_sock) {
+		text_add(&x, "      <source mode='connect' path='");
+		text_esc(&x, res_sock);
+		text_add(&x, "'/>\n");
+	}
+	text_add(&x, "      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
 		   "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>\n"
 		   "  </devices>\n  <seclabel type='static' model='dac' relabel='no'>"
 		   "<label>+0:+0</label></seclabel>\n</domain>\n");
@@ -120,68 +131,6 @@ static int accept_one(int lfd, double until)
 	if (poll(&p, 1, now < until ? (int)((until - now) * 1000) + 1 : 0) <= 0)
 		return -1;
 	return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-}
-
-/* the console as the QEMU backend reads it: the panic line, oops/BUG/WARNING lines, the tail */
-static void lv_console_scan(struct vm_result *r, const char *text, size_t n)
-{
-	static const char *const warn[] = { "Oops", "BUG:", "WARNING:", "general protection fault",
-					    "soft lockup", "blocked for more than", "Call Trace:",
-					    NULL };
-	const char *l = text, *end = text + n;
-	size_t keep = n > CONSOLE_TAIL ? CONSOLE_TAIL : n;
-
-	memcpy(r->console_tail, end - keep, keep);
-	r->console_tail[keep] = '\0';
-	while (l < end) {
-		const char *nl = memchr(l, '\n', end - l);
-		char line[512];
-		int len = (int)((nl ? nl : end) - l), i;
-
-		snprintf(line, sizeof(line), "%.*s", len, l);
-		line[strcspn(line, "\r")] = '\0';
-		if (!r->panic_line[0] && strstr(line, "Kernel panic - not syncing"))
-			snprintf(r->panic_line, sizeof(r->panic_line), "%.255s", line);
-		for (i = 0; warn[i]; i++)
-			if (strstr(line, warn[i])) {
-				if (!r->warnings++)
-					snprintf(r->first_warning, sizeof(r->first_warning), "%.255s",
-						 line);
-				break;
-			}
-		l = nl ? nl + 1 : end;
-	}
-}
-
-/* the QEMU backend's statuses from what the domain did */
-static void lv_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
-			int timed_out)
-{
-	if (ch->failed) {
-		r->status = RUN_BAD_RECORD;
-		snprintf(r->reason, sizeof(r->reason), "%s", ch->why);
-	} else if (ch->got_done) {
-		r->status = RUN_OK;
-		snprintf(r->reason, sizeof(r->reason), "ok");
-	} else if (r->panic_line[0]) {
-		r->status = RUN_PANIC;
-		snprintf(r->reason, sizeof(r->reason), "%s", r->panic_line);
-	} else if (r->error_record[0]) {
-		r->status = RUN_WORKLOAD_FAILED;
-		snprintf(r->reason, sizeof(r->reason), "%s", r->error_record);
-	} else if (timed_out && !ch->got_hello) {
-		r->status = RUN_BOOT_TIMEOUT;
-		snprintf(r->reason, sizeof(r->reason), "no hello within %.1f s of the domain's start",
-			 s->boot_timeout);
-	} else if (timed_out) {
-		r->status = RUN_WORKLOAD_TIMEOUT;
-		snprintf(r->reason, sizeof(r->reason), "no done within %.1f s after hello",
-			 s->workload_timeout);
-	} else {
-		r->status = RUN_AGENT_EXIT;
-		snprintf(r->reason, sizeof(r->reason), "guest stopped %s hello without a done record",
-			 ch->got_hello ? "after" : "before");
-	}
 }
 
 static void lv_quiet(void *user, virErrorPtr e)
@@ -259,21 +208,67 @@ static void lv_watch(const struct vm_spec *s, struct channel *ch, struct vm_resu
 	}
 }
 
+/*
+ * A host whose files are not ours: --hosts asks for it (s->stage), and so
+ * does a remote transport or a host name in the URI (qemu+ssh://bench1/system).
+ */
+static int lv_remote(const struct vm_spec *s, const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	if (s->stage)
+		return 1;
+	if (!p)
+		return 0;
+	return memchr(uri, '+', p - uri) || (p[3] && p[3] != '/');
+}
+
+/* libvirt's event loop, which the streams of a remote host need: once, before any connection */
+static void lv_events_once(void)
+{
+	static int done;
+
+	if (!done && virEventRegisterDefaultImpl() < 0)
+		warning("libvirt: no event loop: %s", lv_err());
+	done = 1;
+}
+
+/* the domain went away on poweroff; give it a moment, then destroy it */
+static void lv_reap(virDomainPtr dom, const char *name, int hurry)
+{
+	int i, gone = 0;
+
+	for (i = 0; i < 500 && !gone; i++) {
+		gone = virDomainIsActive(dom) != 1;
+		if (!gone && hurry)
+			break;
+		if (!gone)
+			usleep(10000);
+	}
+	if (!gone && virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
+		warning("libvirt: cannot destroy domain '%s': %s", name, lv_err());
+}
+
 static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
 {
 	static unsigned seq;
+	const char *uri = s->uri ? s->uri : LV_DEFAULT_URI;
 	char tmpl[] = "/tmp/kpair-lv-XXXXXX", *sock[2] = { NULL, NULL }, *xml = NULL, *name;
+	char *file[LV_NFILES] = { (char *)s->kernel, (char *)s->initrd }, *host;
 	struct vm_chain chain = { ch->cb, ch->user, res, s };
-	int lfd[2] = { -1, -1 }, fds[2] = { -1, -1 }, log_fd = -1, timed_out = 0, gone = 0, i;
+	int lfd[2] = { -1, -1 }, fds[2] = { -1, -1 }, log_fd = -1, timed_out = 0, i;
+	int remote = lv_remote(s, uri), broken = 0;
 	struct text con = { 0 };
+	struct lv_stage stg;
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
 	int ret = -1;
 
+	lv_stage_init(&stg);
 	name = xasprintf("kpair-%s-%u", s->name, seq++);
 	if (!mkdtemp(tmpl))
 		return error("mkdtemp: %s", strerror(errno));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; !remote && i < 2; i++) {
 		sock[i] = xasprintf("%s/%s.sock", tmpl, i ? "results" : "console");
 		lfd[i] = listen_unix(sock[i]);
 		if (lfd[i] < 0)
@@ -284,19 +279,31 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 		error("cannot create '%s': %s", s->console_log, strerror(errno));
 		goto out;
 	}
-	xml = domain_xml(s, name, sock[0], sock[1]);
-	res->cmdline = xasprintf("virDomainCreateXML(%s) %s", s->uri ? s->uri : LV_DEFAULT_URI, xml);
 	virSetErrorFunc(NULL, lv_quiet);
-	conn = virConnectOpen(s->uri ? s->uri : LV_DEFAULT_URI);
+	lv_events_once();
+	conn = virConnectOpen(uri);
 	if (!conn) {
-		error("libvirt: cannot connect to '%s': %s", s->uri ? s->uri : LV_DEFAULT_URI,
-		      lv_err());
+		error("libvirt: cannot connect to '%s': %s", uri, lv_err());
 		goto out;
 	}
+	host = virConnectGetHostname(conn);
+	snprintf(res->host, sizeof(res->host), "%s", host ? host : "?");
+	free(host);
+	for (i = 0; i < s->ndisks; i++)
+		file[2 + i] = (char *)s->disks[i].path;
+	if (remote) {
+		if (lv_stage_upload(&stg, conn, name, s) < 0)
+			goto out;
+		memcpy(file, stg.paths, sizeof(file));
+		res->upload_s = stg.upload_s;
+		res->upload_bytes = stg.bytes;
+	}
+	xml = domain_xml(s, name, file, sock[0], sock[1]);
+	res->cmdline = xasprintf("virDomainCreateXML(%s) %s", uri, xml);
 	ch->cb = vm_chain_cb;
 	ch->user = &chain;
 	res->t_start = mono_now();
-	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_NONE);
+	dom = virDomainCreateXML(conn, xml, remote ? VIR_DOMAIN_START_PAUSED : VIR_DOMAIN_NONE);
 	if (!dom) {
 		/* QEMU did not come up: the run failed as a QEMU start does */
 		res->exit = mono_now() - res->t_start;
@@ -306,33 +313,34 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 		ret = 0;
 		goto out;
 	}
-	for (i = 0; i < 2; i++)
-		fds[i] = accept_one(lfd[i], mono_now() + 10);
-	if (fds[0] < 0 || fds[1] < 0)
-		warning("libvirt: QEMU did not connect the %s socket", fds[0] < 0 ? "console" : "results");
-	lv_watch(s, ch, res, fds, log_fd, &con, &timed_out);
-	/* the domain goes away on poweroff; give it a moment, then destroy it */
-	for (i = 0; i < 500 && !gone; i++) {
-		gone = virDomainIsActive(dom) != 1;
-		if (!gone && (timed_out || ch->failed))
-			break;
-		if (!gone)
-			usleep(10000);
+	if (remote) {
+		broken = lv_stream_watch(conn, dom, s, ch, res, log_fd, &con, &timed_out) < 0;
+	} else {
+		for (i = 0; i < 2; i++)
+			fds[i] = accept_one(lfd[i], mono_now() + 10);
+		if (fds[0] < 0 || fds[1] < 0)
+			warning("libvirt: QEMU did not connect the %s socket",
+				fds[0] < 0 ? "console" : "results");
+		lv_watch(s, ch, res, fds, log_fd, &con, &timed_out);
 	}
-	if (!gone && virDomainDestroy(dom) < 0 && virDomainIsActive(dom) == 1)
-		warning("libvirt: cannot destroy domain '%s': %s", name, lv_err());
+	lv_reap(dom, name, timed_out || ch->failed || broken);
 	res->qemu_status = 0;
 	res->exit = mono_now() - res->t_start;
 	copy_qemu_log(s, name);
 	if (con.len)
-		lv_console_scan(res, con.s, con.len);
-	lv_classify(s, res, ch, timed_out);
+		console_scan_text(res, con.s, con.len);
+	vm_classify(s, res, ch, timed_out, 0);
+	if (broken) {
+		res->status = RUN_QEMU_DIED;
+		snprintf(res->reason, sizeof(res->reason), "%.500s", error_last());
+	}
 	ret = 0;
 out:
 	ch->cb = chain.cb;
 	ch->user = chain.user;
 	if (dom)
 		virDomainFree(dom);
+	lv_stage_release(&stg);
 	if (conn)
 		virConnectClose(conn);
 	if (log_fd >= 0) {

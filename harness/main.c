@@ -49,13 +49,15 @@ static void usage(FILE *f)
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
 	      "        [--backend qemu|libvirt [--uri U]]\n"
+	      "        [--hosts URI1,URI2,... [--mix-hosts]]   fan the pairs out over libvirt hosts\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
 	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
 	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
 	      "  report DIR                            rewrite comparison.json and report.html of DIR\n"
 	      "  resume DIR                            continue an interrupted ab or calibrate\n"
 	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
-	      "        baseline: results/nightly/<date>/, junit.xml, index.html (exit 0/1/2)\n"
+	      "        [--hosts URI1,URI2,...]  baseline: results/nightly/<date>/, junit.xml,\n"
+	      "        index.html (exit 0/1/2)\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  export lava JOB [--kernel K] [--set S.K=V] -o DIR   a LAVA job + device dictionary\n"
@@ -348,6 +350,8 @@ static int cmd_ab(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "mix-hosts", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
@@ -361,6 +365,11 @@ static int cmd_ab(int argc, char **argv)
 		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, AB_MAX_JOBS); break;
 		case 'V': o.backend = xstrdup(check_backend(optarg)); break;
 		case 'U': o.uri = xstrdup(optarg); break;
+		case 'H':
+			if (ab_set_hosts(&o, optarg) < 0)
+				exit(EXIT_USAGE);
+			break;
+		case 'X': o.mix_hosts = 1; break;
 		case 'A': o.side[0].kernel = xstrdup(optarg); break;
 		case 'B': o.side[1].kernel = xstrdup(optarg); break;
 		case 'k':
@@ -382,6 +391,11 @@ static int cmd_ab(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die("%s: expected one job file", argv[0]);
+	if (o.nhosts && ((o.backend && strcmp(o.backend, "libvirt")) || o.uri || o.jobs > 1))
+		die("--hosts runs one guest a host on libvirt: it does not go with --backend qemu, "
+		    "--uri or -j");
+	if (o.mix_hosts && !o.nhosts)
+		die("--mix-hosts needs --hosts");
 	if (!calibrate && !o.side[0].kernel && !o.side[1].kernel &&
 	    build_pair_of_job(argv[optind], o.sets, o.nset, &o.side[0].kernel, &o.side[1].kernel) < 0) {
 		ab_opts_release(&o);
@@ -473,9 +487,10 @@ static int cmd_nightly(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "date", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
+		{ "hosts", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **sets = calloc(argc, sizeof(char *));
+	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL;
 	const char *date = NULL;
 	struct nightly n;
 	int c, nset = 0, ret = EXIT_USAGE;
@@ -487,6 +502,12 @@ static int cmd_nightly(int argc, char **argv)
 		switch (c) {
 		case 'd': date = optarg; break;
 		case 's': sets[nset++] = optarg; break;
+		case 'H':
+			if (hosts)
+				die("nightly: --hosts given twice");
+			hosts = xasprintf("nightly.hosts=%s", optarg);
+			sets[nset++] = hosts;
+			break;
 		default: die("nightly: see kpair help");
 		}
 	}
@@ -496,6 +517,7 @@ static int cmd_nightly(int argc, char **argv)
 	if (nightly_load(&n, argv[optind], sets, nset) == 0)
 		ret = nightly_run(&n, date);
 	nightly_release(&n);
+	free(hosts);
 	free(sets);
 	return ret;
 }

@@ -29,6 +29,7 @@ const struct opt nightly_opts[] = {
 	{ "nightly", "seed", OPT_COUNT, NOFF(seed), "1", 0, 2147483647, NULL, "run order seed" },
 	{ "nightly", "retries", OPT_COUNT, NOFF(retries), "1", 0, 10, NULL, "retries of a failed run" },
 	{ "nightly", "threshold", OPT_STR, NOFF(threshold), "2%", 0, 0, NULL, "no-change band, percent" },
+	{ "nightly", "hosts", OPT_STR, NOFF(hosts), "", 0, 0, NULL, "libvirt URIs the runs fan out over (ab --hosts), space separated; empty: this machine" },
 	{ "nightly", "set", OPT_STR, NOFF(sets), "", 0, 0, NULL, "job keys for both sides: section.key=value, separated by ' | '" },
 	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>" },
 	{ "kernel", "source", OPT_STR, NOFF(source), "", 0, 0, NULL, "or built from linux-source-6.1 or a tree (relative to the project root)" },
@@ -362,6 +363,22 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	for (i = 0; i < nk; i++)
 		o.side[1].sets[o.side[1].nset++] = ks[i];
 	o.side[1].kernel = xstrdup(tonight);
+	if (*n->hosts) {
+		char *list = xstrdup(n->hosts), *p;
+
+		for (p = list; *p; p++)	/* ab's form: comma separated */
+			if (*p == ' ' || *p == '\t')
+				*p = ',';
+		while ((p = strstr(list, ",,")))
+			memmove(p, p + 1, strlen(p));
+		rc = ab_set_hosts(&o, list[0] == ',' ? list + 1 : list);
+		free(list);
+		if (rc < 0) {
+			json_object_set_new(e, "status", json_string("infra-failed"));
+			json_object_set_new(e, "reason", json_string(error_last()));
+			goto out;
+		}
+	}
 	json_object_set_new(e, "sets", list_json(o.side[1].sets, o.side[1].nset));
 	if (baseline_for(n, index, date, key, tonight, &o, e) < 0) {
 		json_object_set_new(e, "status", json_string("infra-failed"));

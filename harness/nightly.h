@@ -17,7 +17,7 @@
 struct nightly {
 	char *file;
 	/* [nightly] */
-	char *name, *results, *jobs, *targets, *sets, *threshold;
+	char *name, *results, *jobs, *targets, *sets, *threshold, *hosts;
 	uint64_t runs, seed, retries;
 	/* [kernel]: the kernel under test */
 	char *package, *source, *patches, *series, *config, *kernel_sets;

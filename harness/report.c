@@ -153,6 +153,15 @@ json_t *result_json(const struct run_info *ri)
 		      "console", "warnings", vm ? vm->warnings : 0,
 		      "first_warning", vm ? vm->first_warning : "",
 		      "console_excerpt", excerpt);
+	if (j && ri->uri) {	/* a libvirt host ran it: which one, and what staging cost */
+		json_t *h = json_object_get(j, "host");
+
+		json_object_set_new(h, "uri", json_string(ri->uri));
+		json_object_set_new(h, "name", json_string(vm && vm->host[0] ? vm->host : "?"));
+		if (vm && vm->upload_s > 0)
+			json_object_set_new(h, "upload", json_pack("{s:f, s:I}", "seconds",
+				vm->upload_s, "bytes", (json_int_t)vm->upload_bytes));
+	}
 	free(excerpt);
 	free(cpu);
 	return j;

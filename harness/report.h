@@ -19,6 +19,7 @@ struct run_info {
 	const struct kernel *kernel;
 	const char *accel, *accel_why;
 	const char *backend;		/* boot backend's name (NULL: qemu) */
+	const char *uri;		/* libvirt backend: the connection URI, or NULL */
 	const char *qemu_version;
 	const char *boot_image;		/* what -kernel was given */
 	const struct disk *disk;

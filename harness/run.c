@@ -371,6 +371,8 @@ int run_one(const struct run_opts *o)
 		info("run %s: booting %s (%s) with workload %s on %s", run_id, kernel.id, accel,
 		     job.workload, job.fs);
 		spec.uri = o->uri;
+		spec.stage = o->stage;
+		ri.uri = o->uri;
 		ri.backend = backend_find(o->backend)->name;
 		if (backend_find(o->backend)->run(&spec, &ch, &vm) < 0)
 			snprintf(setup_err, sizeof(setup_err), "QEMU could not be started");

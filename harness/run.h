@@ -19,6 +19,7 @@ struct run_opts {
 	int quiet;			/* no summary on stdout */
 	const char *backend;		/* "qemu" (NULL) or "libvirt" */
 	const char *uri;		/* libvirt connection URI (NULL: qemu:///system) */
+	int stage;			/* libvirt: the host does not share our files (--hosts) */
 	/* optional: told "prepare", "boot", "workload", "poweroff" as the run goes */
 	void (*on_phase)(void *user, const char *phase);
 	void *phase_user;
