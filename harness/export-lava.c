@@ -22,6 +22,7 @@
 #include "image.h"
 #include "kernel.h"
 #include "preflight.h"
+#include "run.h"
 #include "util.h"
 
 /* the console line of a record (guest/record.c) and the monitors' patterns on it */
@@ -48,61 +49,6 @@ struct lava_export {
 	char accel[16], accel_why[256];
 	const char *cache;
 };
-
-/*
- * The text of /kpair/job, what the agent reads (guest/agent.c read_job):
- * the same lines as harness/run.c writes for `kpair run`; keep the two alike.
- */
-static char *guest_job_text(const struct job *job)
-{
-	char *t = xasprintf("workload=%s\nfs=%s\ndev=/dev/vda\nmount_opts=%s\nseed=%llu\n",
-			    job->workload, job->fs, job->mount_options,
-			    (unsigned long long)job->seed);
-	int i;
-
-	for (i = 0; job->wl->params[i].name; i++) {
-		const struct wl_param *p = &job->wl->params[i];
-		char *n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
-				    (unsigned long long)job->pval[i],
-				    p->kind == UNIT_DURATION ? "ms" : "");
-		free(t);
-		t = n;
-	}
-	return t;
-}
-
-/* the target's modules and the job's fs module, resolved as harness/run.c does */
-static int resolve_modules(const struct kernel *k, const struct target *t, const struct job *job,
-			   struct modlist *mods)
-{
-	char *dep_path, *builtin_path, *dep = NULL, *builtin = NULL, *list, *tok, *save = NULL;
-	const char *names[MODLIST_MAX];
-	const char *fsmod = job_fs_module(job);
-	int n = 0, ret = -1;
-
-	if (!k->moddir)
-		return 0;	/* everything built in */
-	dep_path = xasprintf("%s/modules.dep", k->moddir);
-	builtin_path = xasprintf("%s/modules.builtin", k->moddir);
-	list = xstrdup(t->modules);
-	if (read_file(dep_path, &dep, NULL) < 0)
-		goto out;
-	if (path_exists(builtin_path) && read_file(builtin_path, &builtin, NULL) < 0)
-		goto out;
-	for (tok = strtok_r(list, " \t,", &save); tok && n < MODLIST_MAX - 1;
-	     tok = strtok_r(NULL, " \t,", &save))
-		names[n++] = tok;
-	if (fsmod)
-		names[n++] = fsmod;
-	ret = modules_resolve(dep, builtin, names, n, mods);
-out:
-	free(dep);
-	free(builtin);
-	free(list);
-	free(dep_path);
-	free(builtin_path);
-	return ret;
-}
 
 /* a YAML single-quoted scalar: only ' is special in it (doubled) */
 static void yaml_str(struct text *t, const char *s)
@@ -187,7 +133,7 @@ static int make_images(struct lava_export *x)
 	if (kernel_image_check(&x->kernel, why, sizeof(why)) < 0 ||
 	    agent_check(x->agent, x->target.arch, why, sizeof(why)) < 0)
 		return error("%s", why);
-	if (resolve_modules(&x->kernel, &x->target, &x->job, &x->mods) < 0)
+	if (run_resolve_modules(&x->kernel, &x->target, &x->job, &x->mods) < 0)
 		return error("module resolution failed for kernel %s", x->kernel.id);
 	if (module_files_check(x->kernel.moddir, &x->mods, why, sizeof(why)) < 0)
 		return error("%s", why);
@@ -201,7 +147,7 @@ static int make_images(struct lava_export *x)
 	if (copy_file(x->boot_image, x->kernel_file) < 0)
 		return -1;
 
-	jobtext = guest_job_text(&x->job);
+	jobtext = run_job_text(&x->job, 0);
 	x->initrd_file = xasprintf("%s/initramfs.cpio%s", x->dir, gzip ? ".gz" : "");
 	is.agent = x->agent;
 	is.moddir = x->kernel.moddir;

@@ -20,7 +20,7 @@
 #include "util.h"
 
 /* the text of /kpair/job: what the agent needs, one key=value a line */
-static char *guest_job_text(const struct job *job, int input)
+char *run_job_text(const struct job *job, int input)
 {
 	char *t = xasprintf("workload=%s\nfs=%s\ndev=/dev/vda\nmount_opts=%s\nseed=%llu\n%s",
 			    job->workload, job->fs, job->mount_options,
@@ -38,8 +38,8 @@ static char *guest_job_text(const struct job *job, int input)
 	return t;
 }
 
-static int resolve_modules(const struct kernel *k, const struct target *t, const struct job *job,
-			   struct modlist *mods)
+int run_resolve_modules(const struct kernel *k, const struct target *t, const struct job *job,
+			struct modlist *mods)
 {
 	char *dep_path, *builtin_path, *dep = NULL, *builtin = NULL, *list, *tok, *save = NULL;
 	const char *names[MODLIST_MAX];
@@ -266,7 +266,7 @@ int run_one(const struct run_opts *o)
 	if (kernel_broken || kernel_image_check(&kernel, setup_err, sizeof(setup_err)) < 0 ||
 	    agent_check(agent, target.arch, setup_err, sizeof(setup_err)) < 0)
 		goto out_report;
-	if (resolve_modules(&kernel, &target, &job, &mods) < 0) {
+	if (run_resolve_modules(&kernel, &target, &job, &mods) < 0) {
 		snprintf(setup_err, sizeof(setup_err), "module resolution failed for kernel %s: %s",
 			 kernel.id, error_last());
 		goto out_report;
@@ -287,7 +287,7 @@ int run_one(const struct run_opts *o)
 		is.extra[is.nextra++] = (struct initramfs_file){ NULL, "kpair/tools", 0755 };
 		is.extra[is.nextra++] = (struct initramfs_file){ tool, tool_dst, 0755 };
 	}
-	jobtext = guest_job_text(&job, tb.path != NULL);
+	jobtext = run_job_text(&job, tb.path != NULL);
 	initrd = xasprintf("%s/initramfs.cpio%s", dir, gzip ? ".gz" : "");
 	is.agent = agent;
 	is.moddir = kernel.moddir;

@@ -31,4 +31,15 @@ struct run_opts {
  */
 int run_one(const struct run_opts *o);
 
+struct job;
+struct kernel;
+struct target;
+struct modlist;
+/* the text of /kpair/job, what the agent reads (guest/agent.c read_job); @input: a /dev/vdb */
+char *run_job_text(const struct job *job, int input);
+/* the target's modules and the job's fs module with their dependencies, from the kernel's
+ * modules.dep (nothing when the kernel has no modules) */
+int run_resolve_modules(const struct kernel *k, const struct target *t, const struct job *job,
+			struct modlist *mods);
+
 #endif
