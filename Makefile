@@ -68,8 +68,14 @@ $(B)/host/%.o: %.c $(B)/host/FLAGS
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(HOST_CFLAGS) -MMD -MP -c -o $@ $<
 
-harness/kpair: $(HOST_OBJS)
-	$(call quiet,LINK,$@)$(CC) -o $@ $^ $(HOST_LIBS)
+# harness/kpair is one file for both builds: relink it when the build switches
+# (build/kpair-linked names the build the binary comes from)
+harness/kpair: $(HOST_OBJS) build/kpair-linked
+	$(call quiet,LINK,$@)$(CC) -o $@ $(HOST_OBJS) $(HOST_LIBS)
+
+build/kpair-linked: FORCE
+	@mkdir -p $(@D)
+	@echo '$(B)' | cmp -s - $@ || echo '$(B)' > $@
 
 # the static guest agent, one per target architecture
 guest/kpair-agent-$(ARCH): $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
