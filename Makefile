@@ -36,7 +36,7 @@ HARNESS += preflight
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
 HARNESS += export
-HARNESS += export-lava export-kcidb
+HARNESS += export-lava export-kcidb export-kcidb-ab
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent $(SHARED)
 
