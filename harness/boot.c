@@ -77,6 +77,12 @@ static void argvb_release(struct argvb *a)
 	a->n = 0;
 }
 
+/* job.pin_io: QEMU on io_cpu, its vCPU threads moved to cpu once they exist */
+static int split_pin(const struct vm_spec *s)
+{
+	return s->cpu >= 0 && s->io_cpu >= 0 && s->io_cpu != s->cpu;
+}
+
 static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct argvb *a)
 {
 	const struct target *t = s->target;
@@ -84,7 +90,8 @@ static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct ar
 
 	add(a, "%s", t->qemu);
 	add(a, "-name");
-	add(a, "%s", s->name);
+	/* split pinning finds the vCPU threads by their names ("CPU 0/TCG") */
+	add(a, "%s%s", s->name, split_pin(s) ? ",debug-threads=on" : "");
 	add(a, "-M");
 	add(a, "%s", t->machine);
 	add(a, "-accel");
@@ -388,7 +395,8 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	ch->cb = vm_chain_cb;
 	ch->user = &chain;
 	res->t_start = mono_now();
-	if (spawn_start_on((const char *const *)a.v, log_fd, keep, s->cpu, &pid) < 0)
+	if (spawn_start_on((const char *const *)a.v, log_fd, keep, split_pin(s) ? s->io_cpu : s->cpu,
+			   &pid) < 0)
 		goto out_close;
 	res->qemu_pid = pid;
 	close(con[1]);
@@ -401,6 +409,10 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 		char buf[16384];
 		int k, i;
 
+		/* the vCPU threads ("CPU 0/TCG", "ALL CPUs/TCG" with icount) appear while QEMU
+		 * starts: look every 10 ms until found */
+		if (split_pin(s) && res->vcpus_pinned <= 0)
+			res->vcpus_pinned = spawn_pin_threads(pid, "CPU", s->cpu);
 		if (ch->got_hello && res->hello >= 0 && grace < 0 && !ch->got_done)
 			deadline = res->t_start + res->hello + s->workload_timeout;
 		if (ch->got_done && grace < 0) {
@@ -414,7 +426,8 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 			timed_out = !ch->got_done;
 			break;
 		}
-		k = poll(pfd, 2, (int)((deadline - now) * 1000) + 1);
+		k = poll(pfd, 2, split_pin(s) && res->vcpus_pinned <= 0 ? 10 :
+			 (int)((deadline - now) * 1000) + 1);
 		if (k < 0 && errno != EINTR) {
 			error("poll: %s", strerror(errno));
 			break;

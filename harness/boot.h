@@ -60,6 +60,7 @@ struct vm_spec {
 	double boot_timeout, workload_timeout;	/* seconds */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
 	int cpu;		/* host CPU QEMU is bound to, or -1 */
+	int io_cpu;		/* >= 0: QEMU on this CPU, only its vCPU threads on @cpu */
 	/* optional: told "workload" at hello and "poweroff" at done */
 	void (*on_phase)(void *user, const char *phase);
 	void *phase_user;
@@ -71,6 +72,7 @@ struct vm_result {
 	enum run_status status;
 	char reason[512];		/* one line for a human */
 	char *cmdline;			/* the QEMU argv as run (owned) */
+	int vcpus_pinned;		/* job.pin_io: vCPU threads moved to job.pin */
 	double t_start;			/* mono time QEMU was started */
 	double first_console;		/* seconds from start; -1 if none */
 	double hello, first_sample, done, exit;	/* seconds from start; -1 if never */

@@ -15,8 +15,9 @@
 
 static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
-static const char *const mode_choices[] = { "wallclock", "icount", NULL };
+static const char *const mode_choices[] = { "wallclock", "icount", "icount-sleep", NULL };
 static const char *const backing_choices[] = { "file", "tmpfs", NULL };
+static const char *const host_cache_choices[] = { "keep", "drop", NULL };
 static const char *const cache_choices[] = { "auto", "none", "writeback", "writethrough",
 					     "directsync", "unsafe", NULL };
 static const char *const direction_choices[] = { "lower", "higher", NULL };
@@ -33,8 +34,10 @@ const struct opt job_opts[] = {
 	{ "job", "cmdline", OPT_STR, JOFF(cmdline), "", 0, 0, NULL, "extra kernel command line" },
 	{ "job", "target", OPT_STR, JOFF(target), "x86_64", 0, 0, NULL, "configs/targets/<target>.target" },
 	{ "job", "accel", OPT_ENUM, JOFF(accel), "auto", 0, 0, accel_choices, "auto probes KVM, else TCG" },
-	{ "job", "mode", OPT_ENUM, JOFF(mode), "wallclock", 0, 0, mode_choices, "wallclock: real time; icount: guest time counts instructions (-icount shift=0,sleep=off)" },
+	{ "job", "mode", OPT_ENUM, JOFF(mode), "wallclock", 0, 0, mode_choices, "wallclock: real time; icount: guest time counts instructions (-icount shift=0,sleep=off); icount-sleep: the same, but idle time passes in real time (sleep=on)" },
 	{ "job", "pin", OPT_STR, JOFF(pin), "none", 0, 0, NULL, "bind QEMU to one host CPU: none, auto (the last CPU) or a CPU number" },
+	{ "job", "pin_io", OPT_STR, JOFF(pin_io), "none", 0, 0, NULL, "with job.pin: QEMU's main loop and I/O threads on this host CPU (auto: CPU 0), job.pin then holds only the vCPU threads; none: all on job.pin" },
+	{ "job", "host_cache", OPT_ENUM, JOFF(host_cache), "keep", 0, 0, host_cache_choices, "keep, or drop: sync and drop the host's page cache (vm.drop_caches=3, root) before each boot" },
 	{ "job", "seed", OPT_COUNT, JOFF(seed), "1", 0, UINT64_MAX, NULL, "seed for the workload's random choices" },
 	{ "disk", "fs", OPT_ENUM, JOFF(fs), "ext4", 0, 0, fs_choices, "scratch filesystem, made on the host" },
 	{ "disk", "blocksize", OPT_SIZE, JOFF(blocksize), "4096", 512, 65536, NULL, "fs block size" },
@@ -488,18 +491,19 @@ void job_release(struct job *job)
 	job_init(job);
 }
 
-static int check_pin(const struct job *job)
+/* job.pin or job.pin_io: none, auto or a host CPU number */
+static int check_pin(const struct job *job, const char *key, const char *val)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	char *end;
+	char at[PATH_MAX + 16], *end;
 	long v;
 
-	if (!strcmp(job->pin, "none") || !strcmp(job->pin, "auto"))
+	if (!strcmp(val, "none") || !strcmp(val, "auto"))
 		return 0;
-	v = strtol(job->pin, &end, 10);
-	if (end == job->pin || *end || v < 0 || v >= n)
-		return error("%s: job.pin: '%s': none, auto or a CPU number below %ld", job->file,
-			     job->pin, n);
+	v = strtol(val, &end, 10);
+	if (end == val || *end || v < 0 || v >= n)
+		return error("%s: job.%s: '%s': none, auto or a CPU number below %ld",
+			     job_at(job, key, at, sizeof(at)), key, val, n);
 	return 0;
 }
 
@@ -519,8 +523,12 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	apply_defaults(&c);
 	if (c.errors)
 		return -1;
-	if (job_check_params(job) < 0 || check_pin(job) < 0)
+	if (job_check_params(job) < 0 || check_pin(job, "pin", job->pin) < 0 ||
+	    check_pin(job, "pin_io", job->pin_io) < 0)
 		return -1;
+	if (strcmp(job->pin_io, "none") && !strcmp(job->pin, "none"))
+		return error("%s: job.pin_io: '%s' needs job.pin (the vCPUs' CPU)",
+			     job_at(job, "pin_io", at, sizeof(at)), job->pin_io);
 	if (strcmp(job->fs, "xfs") && strcmp(job->fs, "none") &&
 	    job->blocksize != 1024 && job->blocksize != 2048 && job->blocksize != 4096 &&
 	    job->blocksize != 65536)
@@ -543,6 +551,24 @@ int job_pin_cpu(const struct job *job)
 	if (!strcmp(job->pin, "auto"))
 		return n > 1 ? (int)n - 1 : 0;
 	return atoi(job->pin);
+}
+
+const char *job_icount(const struct job *job)
+{
+	if (!strcmp(job->mode, "icount"))
+		return "shift=0,sleep=off";
+	if (!strcmp(job->mode, "icount-sleep"))
+		return "shift=0,sleep=on";
+	return NULL;
+}
+
+int job_pin_io_cpu(const struct job *job)
+{
+	if (!strcmp(job->pin_io, "none"))
+		return -1;
+	if (!strcmp(job->pin_io, "auto"))
+		return 0;
+	return atoi(job->pin_io);
 }
 
 const char *job_fs_module(const struct job *job)

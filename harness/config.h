@@ -32,7 +32,7 @@ struct job_param {
 struct job {
 	char *file;
 	/* [job] */
-	char *name, *workload, *cmdline, *target, *accel, *mode, *pin;
+	char *name, *workload, *cmdline, *target, *accel, *mode, *pin, *pin_io, *host_cache;
 	uint64_t timeout_ms, boot_timeout_ms, memory, cpus, seed;
 	/* [disk] */
 	char *fs, *mkfs_options, *mount_options, *backing, *cache;
@@ -75,6 +75,10 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset);
 const char *job_fs_module(const struct job *job);
 /* the host CPU job.pin names, or -1 */
 int job_pin_cpu(const struct job *job);
+/* the host CPU job.pin_io names (QEMU's non-vCPU threads), or -1 */
+int job_pin_io_cpu(const struct job *job);
+/* QEMU's -icount value for job.mode, or NULL (wallclock) */
+const char *job_icount(const struct job *job);
 
 void target_init(struct target *t);
 void target_release(struct target *t);

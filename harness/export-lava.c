@@ -239,8 +239,8 @@ static char *device_yaml(const struct lava_export *x)
 	device_opt(&y, "-accel %s", x->accel);
 	if (*t->cpu)
 		device_opt(&y, "-cpu %s", t->cpu);
-	if (!strcmp(x->job.mode, "icount"))
-		device_opt(&y, "-icount shift=0,sleep=off");
+	if (job_icount(&x->job))
+		device_opt(&y, "-icount %s", job_icount(&x->job));
 	device_opt(&y, "-m %lluM", (unsigned long long)(x->job.memory >> 20));
 	device_opt(&y, "-smp %llu", (unsigned long long)x->job.cpus);
 	device_opt(&y, "-nodefaults -no-user-config -display none -no-reboot");

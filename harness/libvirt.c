@@ -51,11 +51,19 @@ static char *domain_xml(const struct vm_spec *s, const char *name, char *const *
 	struct text x = { 0 };
 	int i;
 
-	text_add(&x, "<domain type='%s'>\n  <name>", strcmp(s->accel, "kvm") ? "qemu" : "kvm");
+	text_add(&x, "<domain type='%s'%s>\n  <name>", strcmp(s->accel, "kvm") ? "qemu" : "kvm",
+		 s->icount ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
 	text_esc(&x, name);
-	text_add(&x, "</name>\n  <memory unit='MiB'>%llu</memory>\n  <vcpu>%llu</vcpu>\n"
-		   "  <os>\n    <type arch='%s' machine='", (unsigned long long)(s->memory >> 20),
-	       (unsigned long long)s->cpus, lv_arch(t));
+	text_add(&x, "</name>\n  <memory unit='MiB'>%llu</memory>\n",
+		 (unsigned long long)(s->memory >> 20));
+	/* job.pin: the vCPUs on one host CPU, the emulator's (I/O) threads there or on job.pin_io */
+	if (s->cpu >= 0)
+		text_add(&x, "  <vcpu cpuset='%d'>%llu</vcpu>\n  <cputune><emulatorpin cpuset='%d'/>"
+			 "</cputune>\n", s->cpu, (unsigned long long)s->cpus,
+			 s->io_cpu >= 0 ? s->io_cpu : s->cpu);
+	else
+		text_add(&x, "  <vcpu>%llu</vcpu>\n", (unsigned long long)s->cpus);
+	text_add(&x, "  <os>\n    <type arch='%s' machine='", lv_arch(t));
 	text_esc(&x, t->machine);
 	text_add(&x, "'>hvm</type>\n    <kernel>");
 	text_esc(&x, file[0]);
@@ -98,7 +106,14 @@ static char *domain_xml(const struct vm_spec *s, const char *name, char *const *
 	text_add(&x, "      <target type='virtio' name='org.kpair.results'/>\n    </channel>\n"
 		   "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>\n"
 		   "  </devices>\n  <seclabel type='static' model='dac' relabel='no'>"
-		   "<label>+0:+0</label></seclabel>\n</domain>\n");
+		   "<label>+0:+0</label></seclabel>\n");
+	/* job.mode=icount: libvirt has no element for it, QEMU's own argument passes through */
+	if (s->icount) {
+		text_add(&x, "  <qemu:commandline><qemu:arg value='-icount'/><qemu:arg value='");
+		text_esc(&x, s->icount);
+		text_add(&x, "'/></qemu:commandline>\n");
+	}
+	text_add(&x, "</domain>\n");
 	return x.s;
 }
 
@@ -288,6 +303,7 @@ static int libvirt_run(const struct vm_spec *s, struct channel *ch, struct vm_re
 	}
 	host = virConnectGetHostname(conn);
 	snprintf(res->host, sizeof(res->host), "%s", host ? host : "?");
+	res->vcpus_pinned = s->cpu >= 0 ? (int)s->cpus : 0;	/* <vcpu cpuset> binds them all */
 	free(host);
 	for (i = 0; i < s->ndisks; i++)
 		file[2 + i] = (char *)s->disks[i].path;

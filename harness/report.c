@@ -72,13 +72,13 @@ static json_t *job_json(const struct job *job)
 	for (i = 0; job->wl && job->wl->params[i].name; i++)
 		json_object_set_new(params, job->wl->params[i].name, json_integer((json_int_t)job->pval[i]));
 	return json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:I, s:I, s:s, s:I, s:s, s:s,"
-			 " s:{s:s, s:I, s:I, s:s, s:s, s:s, s:s}}",
+			 " s:s, s:{s:s, s:I, s:I, s:s, s:s, s:s, s:s}}",
 			 "file", job->file, "name", job->name, "workload", job->workload,
 			 "params", params, "timeout_s", job->timeout_ms / 1000.0,
 			 "boot_timeout_s", job->boot_timeout_ms / 1000.0,
 			 "memory", (json_int_t)job->memory, "cpus", (json_int_t)job->cpus,
 			 "cmdline", job->cmdline, "seed", (json_int_t)job->seed,
-			 "mode", job->mode, "pin", job->pin, "disk",
+			 "mode", job->mode, "pin", job->pin, "host_cache", job->host_cache, "disk",
 			 "fs", job->fs, "blocksize", (json_int_t)job->blocksize,
 			 "size", (json_int_t)job->disk_size, "mkfs_options", job->mkfs_options,
 			 "mount_options", job->mount_options, "backing", job->backing,
@@ -153,6 +153,18 @@ json_t *result_json(const struct run_info *ri)
 		      "console", "warnings", vm ? vm->warnings : 0,
 		      "first_warning", vm ? vm->first_warning : "",
 		      "console_excerpt", excerpt);
+	if (j) {	/* how the host was set up for the measurement */
+		json_t *h = json_object_get(j, "host");
+
+		json_object_set_new(h, "pinned_cpu", ri->pinned_cpu >= 0 ?
+				    json_integer(ri->pinned_cpu) : json_null());
+		json_object_set_new(h, "pinned_io_cpu", ri->job && strcmp(ri->job->pin_io, "none") ?
+				    json_integer(job_pin_io_cpu(ri->job)) : json_null());
+		json_object_set_new(h, "vcpu_threads_pinned", json_integer(vm ? vm->vcpus_pinned : 0));
+		json_object_set_new(h, "page_cache", ri->cache_drop_s >= 0 ?
+				    json_pack("{s:s, s:f}", "action", "dropped", "seconds", ri->cache_drop_s) :
+				    json_pack("{s:s}", "action", "kept"));
+	}
 	if (j && ri->uri) {	/* a libvirt host ran it: which one, and what staging cost */
 		json_t *h = json_object_get(j, "host");
 

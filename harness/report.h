@@ -27,6 +27,8 @@ struct run_info {
 	long initramfs_bytes;
 	int initramfs_gzip;
 	double prepare_s;		/* image and disk preparation */
+	int pinned_cpu;			/* the host CPU QEMU was bound to, or -1 */
+	double cache_drop_s;		/* job.host_cache=drop: its time, else -1 */
 	const struct vm_result *vm;
 	const struct samples *samples;
 	const char *setup_error;	/* set when the run never booted */

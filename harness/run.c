@@ -70,6 +70,25 @@ out:
 	return ret;
 }
 
+/*
+ * --keep-disk with disk.backing=tmpfs: the image moves from /dev/shm to the
+ * run directory as scratch.img (cp --sparse=always: only its data), where
+ * --keep-disk leaves it for file backing too
+ */
+static void keep_tmpfs_disk(const struct disk *d, const char *dir)
+{
+	char *dst = xasprintf("%s/scratch.img", dir);
+	const char *argv[] = { "cp", "--sparse=always", d->path, dst, NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+
+	if (spawn_checked(argv, NULL, 600000, &r) == 0)
+		unlink(d->path);
+	else
+		error("--keep-disk: the image stays in %s", d->path);
+	spawn_result_release(&r);
+	free(dst);
+}
+
 /* the harness's part of a job check, before anything is made: disk and workload */
 static int check_job(const struct job *job, const struct kernel *k)
 {
@@ -172,7 +191,7 @@ int run_one(const struct run_opts *o)
 	struct samples samples;
 	struct vm_result vm;
 	struct channel ch;
-	struct run_info ri = { 0 };
+	struct run_info ri = { .pinned_cpu = -1, .cache_drop_s = -1 };
 	struct initramfs_spec is = { 0 };
 	struct vm_spec spec = { 0 };
 	struct tarball tb;
@@ -324,6 +343,16 @@ int run_one(const struct run_opts *o)
 	ri.accel = accel;
 	ri.accel_why = accel_why;
 	ri.prepare_s = mono_now() - t0;
+	/* the host's page cache as the job asks: dropped, so no run inherits another's */
+	if (!strcmp(job.host_cache, "drop")) {
+		double t1 = mono_now();
+
+		if (host_cache_drop() < 0) {
+			snprintf(setup_err, sizeof(setup_err), "job.host_cache=drop: %s", error_last());
+			goto out_rm_disk;
+		}
+		ri.cache_drop_s = mono_now() - t1;
+	}
 
 	/* boot, channel, samples */
 	append = xasprintf("console=%s panic=-1 %s %s", target.console, target.extra_append,
@@ -345,8 +374,10 @@ int run_one(const struct run_opts *o)
 	if (strcmp(job.cache, "auto"))
 		disk.cache = job.cache;
 	spec.disks[0].cache = disk.cache;
-	spec.icount = !strcmp(job.mode, "icount") ? "shift=0,sleep=off" : NULL;
+	spec.icount = job_icount(&job);
 	spec.cpu = job_pin_cpu(&job);
+	ri.pinned_cpu = spec.cpu;
+	spec.io_cpu = job_pin_io_cpu(&job);
 	spec.ndisks = 1;
 	if (tb.path) {
 		spec.disks[1].path = tb.path;
@@ -378,6 +409,9 @@ int run_one(const struct run_opts *o)
 			snprintf(setup_err, sizeof(setup_err), "QEMU could not be started");
 		free(qlog);
 	}
+out_rm_disk:
+	if (o->keep_disk && !strcmp(job.backing, "tmpfs"))
+		keep_tmpfs_disk(&disk, dir);
 	if (!o->keep_disk)
 		disk_remove(&disk);
 	if (disk_fd >= 0)

@@ -1,4 +1,5 @@
 /* spawn.c - start children by argv vector, with timeouts, kill and captured output */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -291,4 +292,37 @@ int spawn_kill(pid_t pid)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return st;
+}
+
+int spawn_pin_threads(pid_t pid, const char *prefix, int cpu)
+{
+	char path[64], comm[64];
+	struct dirent *e;
+	cpu_set_t set;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	while ((e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strstr(comm, prefix) &&
+		    sched_setaffinity(tid, sizeof(set), &set) == 0)
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
 }

@@ -52,4 +52,7 @@ int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu
 /* SIGKILL @pid's group and reap it; returns its wait status */
 int spawn_kill(pid_t pid);
 
+/* bind the threads of @pid whose name contains @prefix to host CPU @cpu; how many */
+int spawn_pin_threads(pid_t pid, const char *prefix, int cpu);
+
 #endif

@@ -458,3 +458,18 @@ char *make_temp_dir(const char *dir, const char *name)
 	}
 	return tmpl;
 }
+
+int host_cache_drop(void)
+{
+	static const char path[] = "/proc/sys/vm/drop_caches";
+	int fd, ret = 0;
+
+	sync();
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error("%s: %s (dropping the page cache needs root)", path, strerror(errno));
+	if (write(fd, "3\n", 2) != 2)
+		ret = error("%s: %s", path, strerror(errno));
+	close(fd);
+	return ret;
+}

@@ -34,6 +34,8 @@ char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
 
 double mono_now(void);		/* CLOCK_MONOTONIC seconds */
+/* sync, then drop the host's clean page cache, dentries and inodes (root) */
+int host_cache_drop(void);
 char *utc_stamp(void);		/* "2026-12-02T14:39:10Z", caller frees */
 
 int mkdir_p(const char *path, unsigned mode);

@@ -5,7 +5,7 @@
 # domain is left behind. Prints the per-run overhead of libvirt over QEMU (wall, QEMU start to exit).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 21
+plan 22
 "$ROOT/scripts/libvirtd-up" >"$WORK/up.out" 2>&1 ||
 	{ echo "Bail out! libvirtd cannot be started: $(cat "$WORK/up.out")"; exit 1; }
 "$ROOT/scripts/libvirtd-up"
@@ -50,6 +50,13 @@ kpair_run timeout "$job" --kernel "$KERNEL" --set params.size=4M --set job.boot_
 is "$RC/$(jqr "$DIR/result.json" .status)" "10/boot-timeout" "no hello within boot_timeout: boot-timeout, exit 10"
 kpair_run panic "$job" --kernel "$KERNEL" --set params.size=4M --set job.cmdline=rdinit=/no-such-init --backend libvirt
 is "$RC/$(jqr "$DIR/result.json" .status)" "12/kernel-panic" "no init: kernel-panic, exit 12 (domain destroyed on reboot)"
+kpair_run lvic "$job" --kernel "$KERNEL" --set params.size=4M --set job.mode=icount-sleep --set job.pin=1 \
+	--set job.pin_io=0 --backend libvirt
+case "$RC/$(jqr "$DIR/result.json" .status)/$(jqr "$DIR/result.json" .qemu.cmdline)" in
+0/ok/*"<vcpu cpuset='1'>"*"<emulatorpin cpuset='0'/>"*"<qemu:arg value='-icount'/><qemu:arg value='shift=0,sleep=on'/>"*) rc=0 ;;
+*) rc=1 ;;
+esac
+ok $rc "libvirt honours job.mode (-icount through qemu:commandline), job.pin (vcpu cpuset) and job.pin_io (emulatorpin)"
 
 # --hosts: two URIs to the same daemon stand in for two hosts; qemu+unix:// is the remote
 # driver, and --hosts stages every file as a volume and reads console and results as streams
