@@ -270,6 +270,19 @@ static void qemu_last_words(const struct vm_spec *s, char *out, size_t len)
 	free(text);
 }
 
+int vm_deadline(const struct vm_spec *s, const struct channel *ch, const struct vm_result *res,
+		double now, double *deadline, double *grace, int *timed_out)
+{
+	if (ch->got_hello && res->hello >= 0 && *grace < 0 && !ch->got_done)
+		*deadline = res->t_start + res->hello + s->workload_timeout;
+	if (ch->got_done && *grace < 0)
+		*deadline = *grace = now + 30;	/* time to sync and power off */
+	if (now < *deadline)
+		return 0;
+	*timed_out = !ch->got_done;
+	return 1;
+}
+
 void vm_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
 		 int timed_out, int qemu_exited)
 {
@@ -413,19 +426,10 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 		 * starts: look every 10 ms until found */
 		if (split_pin(s) && res->vcpus_pinned <= 0)
 			res->vcpus_pinned = spawn_pin_threads(pid, "CPU", s->cpu);
-		if (ch->got_hello && res->hello >= 0 && grace < 0 && !ch->got_done)
-			deadline = res->t_start + res->hello + s->workload_timeout;
-		if (ch->got_done && grace < 0) {
-			grace = now + 30;	/* time to sync and power off */
-			deadline = grace;
-		}
-		if (ch->failed) {
+		if (ch->failed)
 			break;	/* nothing more from this guest can be trusted */
-		}
-		if (now >= deadline) {
-			timed_out = !ch->got_done;
+		if (vm_deadline(s, ch, res, now, &deadline, &grace, &timed_out))
 			break;
-		}
 		k = poll(pfd, 2, split_pin(s) && res->vcpus_pinned <= 0 ? 10 :
 			 (int)((deadline - now) * 1000) + 1);
 		if (k < 0 && errno != EINTR) {

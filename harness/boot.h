@@ -124,6 +124,14 @@ void console_scan_text(struct vm_result *r, const char *text, size_t n);
 void vm_classify(const struct vm_spec *s, struct vm_result *r, struct channel *ch,
 		 int timed_out, int qemu_exited);
 
+/*
+ * The watch loops' clock: the boot deadline becomes hello + workload_timeout
+ * at hello, and 30 s of grace to sync and power off at done (*grace < 0
+ * until then). 1 when @now is past it (*timed_out: done never came).
+ */
+int vm_deadline(const struct vm_spec *s, const struct channel *ch, const struct vm_result *res,
+		double now, double *deadline, double *grace, int *timed_out);
+
 /* "kvm" or "tcg" for @target, probing KVM once (cached in images/accel.json) */
 int accel_choose(const struct target *t, const char *kernel, const char *want,
 		 char *accel, size_t len, char *why, size_t whylen);

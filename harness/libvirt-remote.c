@@ -314,14 +314,8 @@ int lv_stream_watch(virConnectPtr conn, virDomainPtr dom, const struct vm_spec *
 	while ((w.open[0] || w.open[1]) && !ch->failed) {
 		double now = mono_now();
 
-		if (ch->got_hello && grace < 0 && !ch->got_done)
-			deadline = res->t_start + res->hello + s->workload_timeout;
-		if (ch->got_done && grace < 0)
-			deadline = grace = now + 30;	/* time to sync and power off */
-		if (now >= deadline) {
-			*timed_out = !ch->got_done;
+		if (vm_deadline(s, ch, res, now, &deadline, &grace, timed_out))
 			break;
-		}
 		if (virDomainIsActive(dom) != 1) {	/* gone: take what is left, then stop */
 			for (i = 0; i < 2; i++)
 				if (w.open[i])

@@ -187,14 +187,8 @@ static void lv_watch(const struct vm_spec *s, struct channel *ch, struct vm_resu
 		char buf[16384];
 		int k, i;
 
-		if (ch->got_hello && grace < 0 && !ch->got_done)
-			deadline = res->t_start + res->hello + s->workload_timeout;
-		if (ch->got_done && grace < 0)
-			deadline = grace = now + 30;	/* time to sync and power off */
-		if (now >= deadline) {
-			*timed_out = !ch->got_done;
+		if (vm_deadline(s, ch, res, now, &deadline, &grace, timed_out))
 			break;
-		}
 		k = poll(pfd, 2, (int)((deadline - now) * 1000) + 1);
 		for (i = 0; k > 0 && i < 2; i++) {
 			ssize_t n;

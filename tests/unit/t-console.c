@@ -250,6 +250,41 @@ static void test_ending(void **state)
 	vm_result_release(&r);
 }
 
+/* the watch loops' clock: boot deadline, hello + workload_timeout, 30 s of grace after done */
+static void test_deadline(void **state)
+{
+	struct vm_spec s = { .boot_timeout = 6, .workload_timeout = 9 };
+	double deadline = 100 + s.boot_timeout, grace = -1;
+	struct vm_result r;
+	struct channel ch;
+	int timed_out = 0;
+
+	(void)state;
+	vm_result_init(&r);
+	channel_init(&ch, NULL, NULL);
+	r.t_start = 100;
+	assert_int_equal(vm_deadline(&s, &ch, &r, 105, &deadline, &grace, &timed_out), 0);
+	assert_int_equal(vm_deadline(&s, &ch, &r, 106, &deadline, &grace, &timed_out), 1);
+	assert_int_equal(timed_out, 1);	/* no hello within boot_timeout */
+	deadline = 106;
+	timed_out = 0;
+	ch.got_hello = 1;
+	r.hello = 2;			/* hello at 102: the workload has until 111 */
+	assert_int_equal(vm_deadline(&s, &ch, &r, 110, &deadline, &grace, &timed_out), 0);
+	assert_true(deadline == 111);
+	assert_int_equal(vm_deadline(&s, &ch, &r, 111, &deadline, &grace, &timed_out), 1);
+	assert_int_equal(timed_out, 1);
+	ch.got_done = 1;		/* done at 110.5: 30 s to power off, not a timeout */
+	timed_out = 0;
+	assert_int_equal(vm_deadline(&s, &ch, &r, 110.5, &deadline, &grace, &timed_out), 0);
+	assert_true(grace == 140.5 && deadline == 140.5);
+	assert_int_equal(vm_deadline(&s, &ch, &r, 120, &deadline, &grace, &timed_out), 0);
+	assert_true(deadline == 140.5);	/* the grace is set once */
+	assert_int_equal(vm_deadline(&s, &ch, &r, 141, &deadline, &grace, &timed_out), 1);
+	assert_int_equal(timed_out, 0);
+	vm_result_release(&r);
+}
+
 static void test_status_table(void **state)
 {
 	int i, j;
@@ -275,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_first_panic),
 		cmocka_unit_test(test_long_console),
 		cmocka_unit_test(test_status_table),
+		cmocka_unit_test(test_deadline),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]), nend = sizeof(endings) / sizeof(endings[0]);
 	struct CMUnitTest *tests = calloc(nfixed + nend, sizeof(*tests));
