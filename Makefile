@@ -115,7 +115,7 @@ kernels-all: kernel $(TARGET_KERNELS:%=images/kernels/%/kernel.json)
 check: deps deps-cross
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins $(CROSS_AGENTS)
 	$(Q)$(MAKE) --no-print-directory kernels-all
-	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(PROVE_FLAGS) \
+	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(PROVE_FLAGS) \
 		$(CHECK_UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
 
 unit-bins: $(UNIT_BINS)

@@ -17,6 +17,7 @@ ok() {	# ok CONDITION-STATUS DESCRIPTION
 		echo "ok $T_NUM - $2"
 	else
 		echo "not ok $T_NUM - $2"
+		echo "#   Failed test $T_NUM - $2 ($(basename "$0"))" >&2	# prove shows stderr
 		T_FAIL=$((T_FAIL + 1))
 	fi
 }
@@ -24,7 +25,7 @@ is() {	# is GOT WANT DESCRIPTION
 	[ "$1" = "$2" ]
 	local r=$?
 	ok $r "$3"
-	[ $r -eq 0 ] || echo "#   got '$1', want '$2'"
+	[ $r -eq 0 ] || echo "#   got '$1', want '$2'" | tee /dev/stderr
 }
 # jq query on a JSON file; prints the raw value
 jqr() { jq -r "$2" "$1"; }
