@@ -13,6 +13,7 @@ void cmp_init(struct cmp *c, double threshold)
 {
 	memset(c, 0, sizeof(*c));
 	c->threshold = threshold;
+	c->primary = -1;
 	c->claim.tolerance = 0.5;
 }
 
@@ -218,19 +219,38 @@ static void claim_compute(struct cmp *c)
 		 (m->c.ratio_hi - 1) * 100, m->na, m->nb, (1 - cl->tolerance) * cl->change * 100);
 }
 
+/* the claim's metric, named before any run, when it is a performance metric; else -1 */
+static int primary_index(const struct cmp *c)
+{
+	int i;
+
+	for (i = 0; c->claim.present && i < c->n; i++)
+		if (!strcmp(c->m[i].name, c->claim.metric))
+			return c->m[i].better == BETTER_NONE ? -1 : i;
+	return -1;
+}
+
+/*
+ * Two families: the job's claim metric is its primary endpoint, fixed before any run, and is
+ * tested on its own at alpha; every other performance metric is a secondary one, with Holm's
+ * correction among the secondaries. Without a claim all metrics are one Holm family.
+ */
 void cmp_compute(struct cmp *c)
 {
 	double p[CMP_MAX_METRICS], adj[CMP_MAX_METRICS];
 	int i;
 
+	c->primary = primary_index(c);
 	for (i = 0; i < c->n; i++) {
 		struct metric *m = &c->m[i];
 
 		compare_samples(m->a, m->na, m->b, m->nb, &m->c);
 		/* only performance metrics enter the correction: sizes and counts are facts */
-		p[i] = m->better == BETTER_NONE ? NAN : m->c.p_mw;
+		p[i] = m->better == BETTER_NONE || i == c->primary ? NAN : m->c.p_mw;
 	}
 	holm_adjust(p, c->n, adj);
+	if (c->primary >= 0)
+		adj[c->primary] = c->m[c->primary].c.p_mw;
 	for (i = 0; i < c->n; i++) {
 		struct metric *m = &c->m[i];
 
@@ -319,6 +339,9 @@ json_t *cmp_json(const struct cmp *c)
 		/* positions in values_a / values_b, flagged by MAD, kept in every statistic */
 		json_object_set_new(j, "outliers_a", outliers_json(m->a, m->na));
 		json_object_set_new(j, "outliers_b", outliers_json(m->b, m->nb));
+		json_object_set_new(j, "endpoint", json_string(m->better == BETTER_NONE ? "none" :
+							       i == c->primary ? "primary" :
+							       "secondary"));
 		json_object_set_new(metrics, m->name, j);
 	}
 	out = json_pack("{s:o, s:f, s:f, s:i, s:i, s:i}", "metrics", metrics,
@@ -327,6 +350,8 @@ json_t *cmp_json(const struct cmp *c)
 			"failed_runs", c->failed_a + c->failed_b);
 	json_object_set_new(out, "failed_a", json_integer(c->failed_a));
 	json_object_set_new(out, "failed_b", json_integer(c->failed_b));
+	json_object_set_new(out, "primary_metric",
+			    c->primary >= 0 ? json_string(c->m[c->primary].name) : json_null());
 	if (c->claim.present) {
 		const struct claim *cl = &c->claim;
 
@@ -392,6 +417,9 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
 			printf("  inconclusive %s: %s\n", c->m[i].name, c->m[i].c.why);
 			break;	/* the reason is the same for every metric of a run count */
 		}
+	if (c->primary >= 0)
+		printf("  primary endpoint %s (the claim's metric): its p alone, Holm across the "
+		       "others\n", c->m[c->primary].name);
 	if (c->failed_a || c->failed_b)
 		printf("  failed runs: %d %s, %d %s (left out of the statistics)\n", c->failed_a,
 		       label_a, c->failed_b, label_b);

@@ -1,7 +1,8 @@
 /*
  * compare.h - two sets of runs side by side: per-metric samples gathered
  * from result.json files (or plain sample files), the statistics of
- * harness/stats.c, verdicts with Holm's correction across the metrics, the
+ * harness/stats.c, verdicts (the claim's metric as primary endpoint, Holm's
+ * correction across the other metrics), the
  * claim check, comparison.json and the terminal table.
  */
 #ifndef KPAIR_COMPARE_H
@@ -43,6 +44,7 @@ struct cmp {
 	double threshold;		/* no-change band, fraction */
 	int failed_a, failed_b;		/* runs that did not end ok */
 	struct claim claim;
+	int primary;			/* index of the primary endpoint (the claim's metric), or -1 */
 };
 
 void cmp_init(struct cmp *c, double threshold);
@@ -59,7 +61,7 @@ int cmp_add_values(struct cmp *c, int side, const char *metric, const char *unit
 /* take the claim of a job (the "claim" object of a job's json, borrowed) */
 void cmp_set_claim(struct cmp *c, const char *metric, const char *better, const char *stock,
 		   const char *patched, const char *change, const char *source, const char *note);
-/* statistics, Holm across the metrics with verdicts, claim check */
+/* statistics; the claim's metric alone at alpha, Holm across the others; verdicts; claim */
 void cmp_compute(struct cmp *c);
 /* the metrics part of comparison.json (new reference) */
 json_t *cmp_json(const struct cmp *c);

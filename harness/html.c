@@ -214,6 +214,9 @@ static void table(struct text *h, json_t *metrics)
 			continue;
 		text_add(h, "<tr class=\"%s\"><td>", v);
 		text_esc(h, name);
+		if (!strcmp(json_string_value(json_object_get(m, "endpoint")) ?: "", "primary"))
+			text_add(h, " <i title=\"the claim's metric: its p is not corrected; Holm "
+				  "covers the others\">(primary)</i>");
 		text_add(h, "</td><td>");
 		text_esc(h, json_string_value(json_object_get(m, "unit")));
 		text_add(h, "</td><td>%lld / %lld</td><td>%.5g</td><td>%.1f%%</td><td>%.5g</td>"

@@ -9,11 +9,14 @@
  *   Welch p: scipy.stats.ttest_ind(equal_var=False);
  *   summaries: numpy.mean, numpy.std(ddof=1), numpy.median, numpy.quantile;
  *   Holm: the step-down procedure of Holm (1979) worked by hand.
+ * The primary-endpoint case is worked by hand too: 5 vs 5 fully apart gives the smallest
+ * exact p, 2/252 = 0.0079; eight metrics in one Holm family multiply it by 8.
  */
 #include "unit.h"
 
 #include <math.h>
 
+#include "compare.h"
 #include "stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -241,6 +244,54 @@ static void test_mad_outliers(void **state)
 	assert_int_equal(mad_outliers(x, 2, idx), 0);
 }
 
+/* @claim NULL: one Holm family of eight; else read_s is the primary endpoint */
+static void eight_metrics(struct cmp *c, const char *claim)
+{
+	static const double fast[] = { 1.0, 1.1, 1.2, 1.3, 1.4 };
+	static const double slow[] = { 2.0, 2.1, 2.2, 2.3, 2.4 };
+	char name[16];
+	int i;
+
+	cmp_init(c, 0.02);
+	assert_int_equal(cmp_add_values(c, 0, "read_s", "s", BETTER_LOWER, fast, 5), 0);
+	assert_int_equal(cmp_add_values(c, 1, "read_s", "s", BETTER_LOWER, slow, 5), 0);
+	for (i = 0; i < 7; i++) {	/* no effect at all: p = 1 */
+		snprintf(name, sizeof(name), "other%d_s", i);
+		assert_int_equal(cmp_add_values(c, 0, name, "s", BETTER_LOWER, fast, 5), 0);
+		assert_int_equal(cmp_add_values(c, 1, name, "s", BETTER_LOWER, fast, 5), 0);
+	}
+	if (claim)
+		cmp_set_claim(c, claim, "lower", NULL, NULL, "+50%", "unit test", NULL);
+	cmp_compute(c);
+}
+
+static void test_primary_endpoint(void **state)
+{
+	struct cmp c;
+
+	(void)state;
+	eight_metrics(&c, NULL);
+	assert_int_equal(c.primary, -1);
+	assert_close(c.m[0].c.p_mw, 2.0 / 252, 1e-12);
+	assert_close(c.m[0].c.p_adj, 8 * 2.0 / 252, 1e-12);
+	assert_int_equal(c.m[0].c.verdict, V_INCONCLUSIVE);
+	cmp_release(&c);
+
+	eight_metrics(&c, "read_s");
+	assert_int_equal(c.primary, 0);
+	assert_close(c.m[0].c.p_adj, 2.0 / 252, 1e-12);	/* alone: not corrected */
+	assert_int_equal(c.m[0].c.verdict, V_REGRESSED);
+	assert_close(c.m[1].c.p_adj, 1.0, 1e-12);	/* the other seven: Holm among themselves */
+	assert_int_equal(c.claim.result, CLAIM_REPRODUCED);
+	cmp_release(&c);
+
+	/* a claim on a metric that was not measured names no primary: one family again */
+	eight_metrics(&c, "write_s");
+	assert_int_equal(c.primary, -1);
+	assert_close(c.m[0].c.p_adj, 8 * 2.0 / 252, 1e-12);
+	cmp_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_mad_outliers),
+		cmocka_unit_test(test_primary_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
