@@ -186,8 +186,7 @@ static void device_opt(struct text *t, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	text_add(t, "          - ");
 	yaml_str(t, s);

@@ -23,18 +23,6 @@ static double num(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static int write_json(const char *path, json_t *j)
-{
-	char *text = json_dumps(j, JSON_INDENT(2));
-	int ret;
-
-	if (!text)
-		return error("cannot encode '%s'", path);
-	ret = write_file_atomic(path, text, strlen(text));
-	free(text);
-	return ret;
-}
-
 json_t *history_load(const char *root)
 {
 	char *path = xasprintf("%s/index.json", root);
@@ -160,7 +148,7 @@ int history_write_night(const char *dir, json_t *night)
 	size_t i;
 	json_t *e;
 
-	if (write_json(sp, night) < 0)
+	if (write_json_atomic(sp, night) < 0)
 		goto out;
 	text_add(&body, "%s", "");
 	json_array_foreach(json_object_get(night, "entries"), i, e)
@@ -369,7 +357,7 @@ int history_update(const char *root, json_t *index, json_t *night)
 	int ret;
 
 	json_object_set(index, "nights", nights);
-	ret = write_json(path, index);
+	ret = write_json_atomic(path, index);
 	if (!ret)
 		ret = index_html(root, nights);
 	json_decref(nights);

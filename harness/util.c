@@ -62,14 +62,22 @@ void info(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }

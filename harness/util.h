@@ -2,6 +2,7 @@
 #ifndef KPAIR_UTIL_H
 #define KPAIR_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -29,6 +30,7 @@ void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf
 void text_esc(struct text *t, const char *s);
 
 /* malloc'd printf; aborts on out-of-memory. Caller frees. */
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
