@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # nightly: two fake nights (--date) with two kernels; the second night's kernel carries a planted
-# slowdown (the smoke job writes and reads four times as much on the tested side), so it exits 1
+# slowdown (the smoke job writes and reads 16 times as much on the tested side), so it exits 1
 # with the job and the metric in junit.xml and summary.json; the first night passes; the history
 # index and its trend page keep both nights; a tested side that cannot boot exits 2.
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +32,7 @@ s1="$WORK/nightly/2026-01-01/summary.json"
 is "$(jqr "$s1" '.entries[0].status')" passed "night 1 summary: passed"
 
 t0=$(date +%s)
-night --date 2026-01-02 --set "kernel.package=debian:$KERNEL" --set "kernel.set=params.size=16M"
+night --date 2026-01-02 --set "kernel.package=debian:$KERNEL" --set "kernel.set=params.size=64M"
 rc=$?
 secs=$(( $(date +%s) - t0 ))
 is $rc 1 "night 2 ($KERNEL with the planted slowdown) exits 1 (${secs} s)"
@@ -42,8 +42,10 @@ ok $? "summary.json: the smoke-x86_64 entry regressed"
 is "$(jqr "$s2" '.entries[0].metrics.write_s.verdict')" regressed "summary.json: write_s regressed"
 jqt "$s2" '.entries[0].baseline.night == "2026-01-01" and .entries[0].baseline.kernel == "6.1.0-47-amd64" and .entries[0].kernel == "'"$KERNEL"'"'
 ok $? "the baseline is the last good night's kernel"
-jqt "$s2" '.entries[0].metrics.write_s.ratio_ci_low > 1.2'
-ok $? "write_s: the whole ratio CI is above +20 % ($(jqr "$s2" '.entries[0].metrics.write_s | "\(.ratio_ci_low) - \(.ratio_ci_high)"'))"
+# 16 times the data: the estimate is well above 1.5x and the whole CI above 1. With 4 times
+# (wallclock, 5 v 5, a shared host) the CI's low end was once 1.025 (the high 3.41)
+jqt "$s2" '.entries[0].metrics.write_s | .ratio > 1.5 and .ratio_ci_low > 1'
+ok $? "write_s: ratio above 1.5, the whole CI above 1 ($(jqr "$s2" '.entries[0].metrics.write_s | "\(.ratio) [\(.ratio_ci_low) - \(.ratio_ci_high)]"'))"
 j="$WORK/nightly/2026-01-02/junit.xml"
 xmllint --noout "$j" 2>/dev/null || python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$j"
 ok $? "junit.xml is well-formed XML"
