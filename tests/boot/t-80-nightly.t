@@ -42,10 +42,10 @@ ok $? "summary.json: the smoke-x86_64 entry regressed"
 is "$(jqr "$s2" '.entries[0].metrics.write_s.verdict')" regressed "summary.json: write_s regressed"
 jqt "$s2" '.entries[0].baseline.night == "2026-01-01" and .entries[0].baseline.kernel == "6.1.0-47-amd64" and .entries[0].kernel == "'"$KERNEL"'"'
 ok $? "the baseline is the last good night's kernel"
-# 16 times the data: the estimate is well above 1.5x and the whole CI above 1. With 4 times
-# (wallclock, 5 v 5, a shared host) the CI's low end was once 1.025 (the high 3.41)
-jqt "$s2" '.entries[0].metrics.write_s | .ratio > 1.5 and .ratio_ci_low > 1'
-ok $? "write_s: ratio above 1.5, the whole CI above 1 ($(jqr "$s2" '.entries[0].metrics.write_s | "\(.ratio) [\(.ratio_ci_low) - \(.ratio_ci_high)]"'))"
+# 16 times the data: the estimate is well above 1.5x and the whole CI above +20 % (measured
+# 10.8 [7.7, 13.8]). With 4 times (wallclock, 5 v 5, a shared host) the CI's low end was once 1.025
+jqt "$s2" '.entries[0].metrics.write_s | .ratio > 1.5 and .ratio_ci_low > 1.2'
+ok $? "write_s: ratio above 1.5, the whole CI above +20 % ($(jqr "$s2" '.entries[0].metrics.write_s | "\(.ratio) [\(.ratio_ci_low) - \(.ratio_ci_high)]"'))"
 j="$WORK/nightly/2026-01-02/junit.xml"
 xmllint --noout "$j" 2>/dev/null || python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$j"
 ok $? "junit.xml is well-formed XML"
