@@ -35,6 +35,9 @@ struct agent_job {
 	char mount_opts[256];
 	char input[64];
 	uint64_t seed;
+	uint64_t ram_size;		/* disk.backing=ram: /dev/ram0's size, 0 otherwise */
+	uint64_t (*ram_ext)[2];		/* the image's data extents: offset, length */
+	int ram_next;
 	struct wl_ctx ctx;
 	const struct workload *wl;
 };
@@ -100,11 +103,18 @@ static int load_modules(char *why, size_t len)
 		return 0;	/* a kernel with everything built in */
 	while (fgets(line, sizeof(line), f)) {
 		size_t n = strcspn(line, "\n");
+		const char *args = "";
 		int flags = 0, fd;
 
 		line[n] = '\0';
 		if (!n)
 			continue;
+		/* "path [parameters]" */
+		if (strchr(line, ' ')) {
+			args = strchr(line, ' ') + 1;
+			*strchr(line, ' ') = '\0';
+			n = strlen(line);
+		}
 		if (n > 3 && !strcmp(line + n - 3, ".xz"))
 			flags |= MODULE_INIT_COMPRESSED_FILE;
 		fd = open(line, O_RDONLY | O_CLOEXEC);
@@ -113,7 +123,7 @@ static int load_modules(char *why, size_t len)
 			ret = -1;
 			break;
 		}
-		if (syscall(SYS_finit_module, fd, "", flags) < 0 && errno != EEXIST) {
+		if (syscall(SYS_finit_module, fd, args, flags) < 0 && errno != EEXIST) {
 			snprintf(why, len, "cannot load module '%s': %s", line, strerror(errno));
 			close(fd);
 			ret = -1;
@@ -231,6 +241,20 @@ static int read_job(struct agent_job *job)
 			snprintf(job->input, sizeof(job->input), "%s", val);
 		} else if (!strcmp(key, "seed")) {
 			job->seed = strtoull(val, NULL, 0);
+		} else if (!strcmp(key, "ram_size")) {
+			job->ram_size = strtoull(val, NULL, 0);
+		} else if (!strcmp(key, "ram_extent")) {
+			uint64_t (*e)[2] = realloc(job->ram_ext, (job->ram_next + 1) * sizeof(*e));
+			char *plus;
+
+			if (!e) {
+				ret = rec_error("job", ENOMEM, "too many ram_extent lines");
+				break;
+			}
+			job->ram_ext = e;
+			e[job->ram_next][0] = strtoull(val, &plus, 0);
+			e[job->ram_next][1] = *plus == '+' ? strtoull(plus + 1, NULL, 0) : 0;
+			job->ram_next++;
 		} else if (!strncmp(key, "param.", 6) && job->wl) {
 			i = workload_param_index(job->wl, key + 6);
 			if (i < 0) {
@@ -263,6 +287,72 @@ static int read_job(struct agent_job *job)
 	return 0;
 }
 
+/*
+ * disk.backing=ram: copy the image's data extents from the virtio disk into
+ * /dev/ram0 (brd, loaded with one disk of the image's size) and make that the
+ * scratch device; the rest of the RAM disk reads as zeros, as the image's holes do
+ */
+#define RAM_DEV "/dev/ram0"
+static int ram_fill(struct agent_job *job)
+{
+	static char buf[1 << 20];
+	int in = -1, out = -1, i, ret = -1;
+	double t0 = wl_now();
+	uint64_t done = 0;
+
+	if (wait_for(job->dev, 5000) < 0)
+		return rec_error("ram", errno, "no scratch device '%s'", job->dev);
+	if (wait_for(RAM_DEV, 5000) < 0)
+		return rec_error("ram", errno, "disk.backing=ram: no %s: the kernel has no brd "
+				 "(CONFIG_BLK_DEV_RAM)", RAM_DEV);
+	in = open(job->dev, O_RDONLY | O_CLOEXEC);
+	out = open(RAM_DEV, O_WRONLY | O_CLOEXEC);
+	if (in < 0 || out < 0) {
+		rec_error("ram", errno, "cannot open %s: %s", in < 0 ? job->dev : RAM_DEV,
+			  strerror(errno));
+		goto out_close;
+	}
+	for (i = 0; i < job->ram_next; i++) {
+		uint64_t off = job->ram_ext[i][0], left = job->ram_ext[i][1];
+
+		if (off + left > job->ram_size) {
+			rec_error("ram", EINVAL, "extent %llu+%llu beyond the %llu-byte disk",
+				  (unsigned long long)off, (unsigned long long)left,
+				  (unsigned long long)job->ram_size);
+			goto out_close;
+		}
+		while (left) {
+			size_t n = left < sizeof(buf) ? left : sizeof(buf);
+			ssize_t r = pread(in, buf, n, (off_t)off);
+
+			if (r <= 0 || pwrite(out, buf, r, (off_t)off) != r) {
+				rec_error("ram", r < 0 || errno ? errno : EIO,
+					  "copy of %s at %llu into %s: %s", job->dev,
+					  (unsigned long long)off, RAM_DEV,
+					  r == 0 ? "end of device" : strerror(errno));
+				goto out_close;
+			}
+			off += r;
+			left -= r;
+			done += r;
+		}
+	}
+	if (fsync(out) < 0) {
+		rec_error("ram", errno, "fsync %s: %s", RAM_DEV, strerror(errno));
+		goto out_close;
+	}
+	say("%llu bytes in %d extents copied into %s in %.3f s", (unsigned long long)done,
+	    job->ram_next, RAM_DEV, wl_now() - t0);
+	snprintf(job->dev, sizeof(job->dev), "%s", RAM_DEV);
+	ret = 0;
+out_close:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
 static int run_job(struct agent_job *job)
 {
 	const struct workload *wl = job->wl;
@@ -278,6 +368,8 @@ static int run_job(struct agent_job *job)
 	ctx->seed = job->seed;
 	if (job->input[0] && wait_for(job->input, 5000) < 0)
 		return rec_error("input", errno, "no input device '%s'", job->input);
+	if (job->ram_size && ram_fill(job) < 0)
+		return -1;
 	if (job->fs[0] && strcmp(job->fs, "none")) {
 		mkdir(MNT, 0755);
 		if (wait_for(job->dev, 5000) < 0)

@@ -16,7 +16,7 @@
 static const char *const fs_choices[] = { "ext2", "ext3", "ext4", "xfs", "none", NULL };
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
 static const char *const mode_choices[] = { "wallclock", "icount", "icount-sleep", NULL };
-static const char *const backing_choices[] = { "file", "tmpfs", NULL };
+static const char *const backing_choices[] = { "file", "tmpfs", "ram", NULL };
 static const char *const host_cache_choices[] = { "keep", "drop", NULL };
 static const char *const cache_choices[] = { "auto", "none", "writeback", "writethrough",
 					     "directsync", "unsafe", NULL };
@@ -43,7 +43,7 @@ const struct opt job_opts[] = {
 	{ "disk", "blocksize", OPT_SIZE, JOFF(blocksize), "4096", 512, 65536, NULL, "fs block size" },
 	{ "disk", "size", OPT_SIZE, JOFF(disk_size), "2G", 16ULL << 20, 4ULL << 40, NULL, "scratch disk size (sparse)" },
 	{ "disk", "mkfs_options", OPT_STR, JOFF(mkfs_options), "", 0, 0, NULL, "extra mkfs arguments, split on spaces" },
-	{ "disk", "backing", OPT_ENUM, JOFF(backing), "file", 0, 0, backing_choices, "where the scratch image lives: file (the run directory) or tmpfs (/dev/shm)" },
+	{ "disk", "backing", OPT_ENUM, JOFF(backing), "file", 0, 0, backing_choices, "where the scratch image lives: file (the run directory), tmpfs (/dev/shm), or ram: copied into a guest RAM disk (brd) before the workload, so no I/O leaves the guest" },
 	{ "disk", "cache", OPT_ENUM, JOFF(cache), "auto", 0, 0, cache_choices, "QEMU cache mode; auto: none where O_DIRECT works, else writeback" },
 	{ "disk", "mount_options", OPT_STR, JOFF(mount_options), "", 0, 0, NULL, "mount data string in the guest" },
 	{ "pair", "source", OPT_STR, JOFF(pair_source), "", 0, 0, NULL, "kernel source to build stock and patched from: linux-source-6.1 or a directory" },

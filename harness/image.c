@@ -23,8 +23,10 @@ void modlist_release(struct modlist *m)
 {
 	int i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		free(m->path[i]);
+		free(m->args[i]);
+	}
 	modlist_init(m);
 }
 
@@ -48,6 +50,23 @@ static void mod_name(const char *path, size_t len, char *out, size_t outlen)
 	for (i = 0; i < n; i++)
 		out[i] = base[i] == '-' ? '_' : base[i];
 	out[n] = '\0';
+}
+
+int modlist_set_args(struct modlist *m, const char *name, const char *args)
+{
+	char n[64], want[64];
+	int i;
+
+	mod_name(name, strlen(name), want, sizeof(want));
+	for (i = 0; i < m->n; i++) {
+		mod_name(m->path[i], strlen(m->path[i]), n, sizeof(n));
+		if (strcmp(n, want))
+			continue;
+		free(m->args[i]);
+		m->args[i] = xstrdup(args);
+		return 1;
+	}
+	return 0;
 }
 
 static void norm_name(const char *in, char *out, size_t outlen)
@@ -247,7 +266,8 @@ int initramfs_write(const char *path, const struct initramfs_spec *spec)
 		const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 		char *src = xasprintf("%s/%s", spec->moddir, rel);
 		char *dst = xasprintf("lib/modules/%s", base);
-		char *nl = xasprintf("%s/%s\n", list, dst);
+		char *nl = xasprintf("%s/%s%s%s\n", list, dst, spec->mods->args[i] ? " " : "",
+				     spec->mods->args[i] ? spec->mods->args[i] : "");
 		int bad = ar_add_file(a, path, dst, src, 0644) < 0;
 
 		free(list);
@@ -391,6 +411,65 @@ int disk_remove(struct disk *d)
 	if (d->path && unlink(d->path) < 0 && errno != ENOENT)
 		return error("cannot remove '%s': %s", d->path, strerror(errno));
 	return 0;
+}
+
+/* append one extent to *@t, counting it against @max */
+static int extent_add(char **t, int *count, int max, off_t beg, off_t end, uint64_t *data,
+		      const char *path)
+{
+	char *n;
+
+	if (++*count > max)
+		return error("'%s': more than %d data extents", path, max);
+	n = xasprintf("%sram_extent=%lld+%lld\n", *t, (long long)beg, (long long)(end - beg));
+	free(*t);
+	*t = n;
+	*data += end - beg;
+	return 0;
+}
+
+int disk_extents(const char *path, uint64_t merge_gap, int max, char **text, uint64_t *data)
+{
+	off_t off, beg, end, size, cur_beg = -1, cur_end = -1;
+	char *t = xstrdup("");
+	int fd, count = 0;
+
+	*data = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(t);
+		return error("cannot open '%s': %s", path, strerror(errno));
+	}
+	size = lseek(fd, 0, SEEK_END);
+	for (off = 0; off < size; off = end) {
+		beg = lseek(fd, off, SEEK_DATA);
+		if (beg < 0 && errno == ENXIO)
+			break;	/* a hole to the end */
+		if (beg < 0) {
+			error("'%s': SEEK_DATA: %s", path, strerror(errno));
+			goto out_fail;
+		}
+		end = lseek(fd, beg, SEEK_HOLE);
+		if (end < 0)
+			end = size;
+		if (cur_end >= 0 && (uint64_t)(beg - cur_end) < merge_gap) {
+			cur_end = end;
+			continue;
+		}
+		if (cur_end >= 0 && extent_add(&t, &count, max, cur_beg, cur_end, data, path) < 0)
+			goto out_fail;
+		cur_beg = beg;
+		cur_end = end;
+	}
+	if (cur_end >= 0 && extent_add(&t, &count, max, cur_beg, cur_end, data, path) < 0)
+		goto out_fail;
+	close(fd);
+	*text = t;
+	return 0;
+out_fail:
+	close(fd);
+	free(t);
+	return -1;
 }
 
 /* major * 1000 + minor of a release such as "6.1.0-57-amd64"; 0 when unreadable */

@@ -13,11 +13,14 @@
 /* modules in load order: paths relative to the modules directory */
 struct modlist {
 	char *path[MODLIST_MAX];
+	char *args[MODLIST_MAX];	/* load-time parameters ("rd_nr=1 ..."), or NULL */
 	int n;
 };
 
 void modlist_init(struct modlist *m);
 void modlist_release(struct modlist *m);
+/* give module @name (if it is in the list) the load-time parameters @args; 1 if it is, else 0 */
+int modlist_set_args(struct modlist *m, const char *name, const char *args);
 /*
  * Resolve @names (module names, '-' and '_' alike) against the text of a
  * modules.dep, appending each module after everything it depends on. Names
@@ -63,6 +66,13 @@ void free_argv(char **argv);
 int disk_create(struct disk *d, const char *path, uint64_t size, const char *fs,
 		uint64_t blocksize, const char *mkfs_options);
 int disk_remove(struct disk *d);
+
+/*
+ * The data of a sparse image as /kpair/job lines "ram_extent=OFFSET+LENGTH",
+ * holes found with SEEK_DATA/SEEK_HOLE, extents less than @merge_gap apart
+ * joined. *@data gets the bytes they cover. At most @max extents.
+ */
+int disk_extents(const char *path, uint64_t merge_gap, int max, char **text, uint64_t *data);
 /* "none", or "writeback" (with a warning) where the host fs refuses O_DIRECT */
 const char *disk_cache_mode(const char *path);
 

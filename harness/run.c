@@ -60,6 +60,8 @@ int run_resolve_modules(const struct kernel *k, const struct target *t, const st
 		names[n++] = tok;
 	if (fsmod)
 		names[n++] = fsmod;
+	if (!strcmp(job->backing, "ram"))
+		names[n++] = "brd";
 	ret = modules_resolve(dep, builtin, names, n, mods);
 out:
 	free(dep);
@@ -170,6 +172,45 @@ out:
 	return bin;
 }
 
+/*
+ * disk.backing=ram: the guest loads brd with one RAM disk the image's size,
+ * copies the image's data extents from /dev/vda into it and mounts that, so
+ * the workload's block I/O never leaves the guest (no host I/O, no idle wait).
+ * Adds the job-file lines, brd's load parameters, and for a kernel with brd
+ * built in the same parameters on the command line (*@cmdline).
+ */
+static int ram_disk_prepare(const struct job *job, const struct disk *disk, struct modlist *mods,
+			    char **jobtext, char **cmdline, char *why, size_t len)
+{
+	unsigned long long kib = (job->disk_size + 1023) / 1024;
+	char *ext, *args, *t;
+	uint64_t data;
+
+	if (disk_extents(disk->path, 64 << 10, 65536, &ext, &data) < 0) {
+		snprintf(why, len, "disk.backing=ram: %s", error_last());
+		return -1;
+	}
+	if (data > job->memory / 2) {
+		snprintf(why, len, "%s: disk.backing=ram: the image holds %llu MiB of data, more "
+			 "than half of job.memory (%llu MiB)", job->file,
+			 (unsigned long long)(data >> 20), (unsigned long long)(job->memory >> 20));
+		free(ext);
+		return -1;
+	}
+	t = xasprintf("%sram_size=%llu\n%s", *jobtext, (unsigned long long)job->disk_size, ext);
+	free(*jobtext);
+	*jobtext = t;
+	free(ext);
+	args = xasprintf("rd_nr=1 rd_size=%llu max_part=0", kib);
+	if (!modlist_set_args(mods, "brd", args)) {
+		t = xasprintf("%s brd.rd_nr=1 brd.rd_size=%llu brd.max_part=0", *cmdline, kib);
+		free(*cmdline);
+		*cmdline = t;
+	}
+	free(args);
+	return 0;
+}
+
 static char *make_run_id(const struct job *job)
 {
 	char stamp[32];
@@ -199,6 +240,7 @@ int run_one(const struct run_opts *o)
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
 	char setup_err[512] = "", *pvh = NULL, *tool = NULL;
 	char *tool_dst = NULL, *pid_file = NULL, *disk_proc = NULL, *initrd_proc = NULL;
+	char *ramcmd = NULL;
 	const char *kid;
 	struct stat st;
 	double t0 = mono_now();
@@ -306,23 +348,7 @@ int run_one(const struct run_opts *o)
 		is.extra[is.nextra++] = (struct initramfs_file){ NULL, "kpair/tools", 0755 };
 		is.extra[is.nextra++] = (struct initramfs_file){ tool, tool_dst, 0755 };
 	}
-	jobtext = run_job_text(&job, tb.path != NULL);
-	initrd = xasprintf("%s/initramfs.cpio%s", dir, gzip ? ".gz" : "");
-	is.agent = agent;
-	is.moddir = kernel.moddir;
-	is.mods = &mods;
-	is.job_text = jobtext;
-	is.gzip = gzip;
-	if (initramfs_write(initrd, &is) < 0) {
-		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
-		goto out_report;
-	}
-	if (!stat(initrd, &st))
-		ri.initramfs_bytes = st.st_size;
-	/* QEMU reads it through our descriptor: nothing is left if kpair is killed */
-	if ((initrd_fd = open(initrd, O_RDONLY | O_CLOEXEC)) >= 0 && unlink(initrd) == 0)
-		initrd_proc = xasprintf("/proc/%d/fd/%d", (int)getpid(), initrd_fd);
-	if (!strcmp(job.backing, "tmpfs"))
+	if (strcmp(job.backing, "file"))	/* tmpfs, and ram's source image */
 		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
 	else
 		img = xasprintf("%s/scratch.img", dir);
@@ -331,6 +357,11 @@ int run_one(const struct run_opts *o)
 			 error_last());
 		goto out_rm_initrd;
 	}
+	jobtext = run_job_text(&job, tb.path != NULL);
+	ramcmd = xstrdup("");
+	if (!strcmp(job.backing, "ram") &&
+	    ram_disk_prepare(&job, &disk, &mods, &jobtext, &ramcmd, setup_err, sizeof(setup_err)) < 0)
+		goto out_rm_disk;
 	/*
 	 * Unless it is to be kept, the image is unlinked now and QEMU opens it
 	 * through our descriptor: whatever kills kpair, no image is left behind.
@@ -338,6 +369,21 @@ int run_one(const struct run_opts *o)
 	if (!o->keep_disk && (disk_fd = open(disk.path, O_RDWR | O_CLOEXEC)) >= 0 &&
 	    unlink(disk.path) == 0)
 		disk_proc = xasprintf("/proc/%d/fd/%d", (int)getpid(), disk_fd);
+	initrd = xasprintf("%s/initramfs.cpio%s", dir, gzip ? ".gz" : "");
+	is.agent = agent;
+	is.moddir = kernel.moddir;
+	is.mods = &mods;
+	is.job_text = jobtext;
+	is.gzip = gzip;
+	if (initramfs_write(initrd, &is) < 0) {
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
+		goto out_rm_disk;
+	}
+	if (!stat(initrd, &st))
+		ri.initramfs_bytes = st.st_size;
+	/* QEMU reads it through our descriptor: nothing is left if kpair is killed */
+	if ((initrd_fd = open(initrd, O_RDONLY | O_CLOEXEC)) >= 0 && unlink(initrd) == 0)
+		initrd_proc = xasprintf("/proc/%d/fd/%d", (int)getpid(), initrd_fd);
 	accel_choose(&target, kernel.image, job.accel, accel, sizeof(accel), accel_why,
 		     sizeof(accel_why));
 	ri.accel = accel;
@@ -355,8 +401,8 @@ int run_one(const struct run_opts *o)
 	}
 
 	/* boot, channel, samples */
-	append = xasprintf("console=%s panic=-1 %s %s", target.console, target.extra_append,
-			   job.cmdline);
+	append = xasprintf("console=%s panic=-1 %s %s%s", target.console, target.extra_append,
+			   job.cmdline, ramcmd);
 	free(p);
 	p = xasprintf("%s/console.log", dir);
 	spec.target = &target;
@@ -374,6 +420,7 @@ int run_one(const struct run_opts *o)
 	if (strcmp(job.cache, "auto"))
 		disk.cache = job.cache;
 	spec.disks[0].cache = disk.cache;
+	spec.disks[0].readonly = !strcmp(job.backing, "ram");	/* only copied from */
 	spec.icount = job_icount(&job);
 	spec.cpu = job_pin_cpu(&job);
 	ri.pinned_cpu = spec.cpu;
@@ -410,14 +457,15 @@ int run_one(const struct run_opts *o)
 		free(qlog);
 	}
 out_rm_disk:
-	if (o->keep_disk && !strcmp(job.backing, "tmpfs"))
+	if (o->keep_disk && strcmp(job.backing, "file"))
 		keep_tmpfs_disk(&disk, dir);
 	if (!o->keep_disk)
 		disk_remove(&disk);
 	if (disk_fd >= 0)
 		close(disk_fd);
 out_rm_initrd:
-	unlink(initrd);
+	if (initrd)
+		unlink(initrd);
 	if (initrd_fd >= 0)
 		close(initrd_fd);
 out_report:
@@ -451,6 +499,7 @@ out:
 	free(tool_dst);
 	free(started);
 	free(append);
+	free(ramcmd);
 	free(jobtext);
 	free(img);
 	free(initrd);

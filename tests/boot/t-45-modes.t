@@ -3,7 +3,7 @@
 # page cache dropped before the boot, each one really applied and recorded in result.json
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 12
+plan 16
 job="$ROOT/configs/jobs/smoke.job"
 last=$(( $(nproc) - 1 ))
 # a file in the host's page cache, to see job.host_cache=drop drop it
@@ -51,4 +51,26 @@ kpair_run badcache "$job" --kernel "$KERNEL" --set job.host_cache=sometimes
 is "$RC/$(grep -c 'job.host_cache' "$WORK/badcache.err")" "2/1" "a bad job.host_cache: exit 2 naming it"
 "$KPAIR" help job | grep -q 'host_cache'
 ok $? "kpair help job lists job.host_cache"
+# disk.backing=ram: the image copied into a guest RAM disk (brd), so under icount the
+# seed-000 recipe does no host I/O and no idle wait: two boots give the same pread_s
+pjob="$ROOT/configs/jobs/seed000-pread-ext3-1k.job"
+for i in 1 2; do
+	kpair_run "ram$i" "$pjob" --kernel "$KERNEL" --set params.scale=5 --set job.mode=icount \
+		--set disk.backing=ram
+done
+jqt "$WORK/ram1/result.json" '.status == "ok" and .job.disk.backing == "ram" and
+	(.qemu.cmdline | test("id=disk0,[^ ]*readonly=on"))'
+ok $? "disk.backing=ram: ok, recorded, and QEMU's copy of the image is read-only"
+grep -q 'kpair-agent: [0-9]* bytes in [0-9]* extents copied into /dev/ram0' "$WORK/ram1/console.log"
+ok $? "the agent copied the image's extents into /dev/ram0: $(grep -o '[0-9]* bytes in [0-9]* extents' "$WORK/ram1/console.log")"
+p1=$(jq -r 'select(.type == "sample" and .metric == "pread_s") | .value' "$WORK/ram1/samples.jsonl")
+p2=$(jq -r 'select(.type == "sample" and .metric == "pread_s") | .value' "$WORK/ram2/samples.jsonl")
+d=$(echo "d = ($p1 - $p2) / $p2 * 100; if (d < 0) d = -d; d" | bc -l)
+[ "$(echo "$d < 0.1" | bc)" = 1 ]
+ok $? "icount + ram: two boots' pread_s within 0.1 % ($p1 s, $p2 s)"
+# the RAM disk comes out of the guest's memory: an image with more data than half of it is refused
+kpair_run ramfull "$job" --kernel "$KERNEL" --set disk.fs=xfs --set job.memory=64M \
+	--set disk.backing=ram
+is "$RC/$(jqr "$DIR/result.json" .reason | grep -c 'disk.backing=ram: the image holds [0-9]* MiB of data, more than half of job.memory (64 MiB)')" \
+	"3/1" "disk.backing=ram with too little guest memory: setup-failed, naming both sizes"
 done_testing

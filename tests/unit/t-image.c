@@ -6,6 +6,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -728,6 +729,84 @@ static void test_initramfs_errors(void **state)
 	free(out);
 }
 
+/* brd's parameters ride on its kpair/modules line; a module not in the list takes none */
+static void test_initramfs_module_args(void **state)
+{
+	static const char *const names[] = { "ext4" };
+	struct fixture *f = *state;
+	struct initramfs_spec spec = { 0 };
+	char *out = xasprintf("%s/initrd-args", f->dir);
+	const struct ent *e;
+	struct modlist m;
+	struct cpio c;
+
+	modlist_init(&m);
+	assert_int_equal(modules_resolve(dep_text, NULL, names, 1, &m), 0);
+	assert_int_equal(modlist_set_args(&m, "crc16", "rd_nr=1 rd_size=2048"), 1);
+	assert_int_equal(modlist_set_args(&m, "crc16", "x=2"), 1);	/* replaces */
+	assert_int_equal(modlist_set_args(&m, "brd", "rd_nr=1"), 0);
+	spec.agent = f->agent;
+	spec.moddir = f->moddir;
+	spec.mods = &m;
+	spec.job_text = job_text;
+	assert_int_equal(initramfs_write(out, &spec), 0);
+	cpio_read(out, 0, &c);
+	e = cpio_find(&c, "kpair/modules");
+	assert_non_null(e);
+	assert_non_null(memmem(e->data, e->len, "/lib/modules/crc16.ko.xz x=2\n", 29));
+	assert_non_null(memmem(e->data, e->len, "/lib/modules/ext4.ko.xz\n", 24));
+	cpio_release(&c);
+	modlist_release(&m);
+	free(out);
+}
+
+static void put_block(int fd, off_t off)
+{
+	char b[4096];
+
+	memset(b, 0x5a, sizeof(b));
+	assert_int_equal(pwrite(fd, b, sizeof(b), off), (ssize_t)sizeof(b));
+}
+
+/* disk.backing=ram's copy list: data extents, near ones joined, holes skipped */
+static void test_disk_extents(void **state)
+{
+	struct fixture *f = *state;
+	char *img = xasprintf("%s/sparse.img", f->dir), *text;
+	uint64_t data;
+	int fd = open(img, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 20 << 20), 0);
+	/* all holes: nothing to copy */
+	assert_int_equal(disk_extents(img, 64 << 10, 16, &text, &data), 0);
+	assert_string_equal(text, "");
+	assert_int_equal(data, 0);
+	free(text);
+	put_block(fd, 0);
+	put_block(fd, 1 << 20);
+	put_block(fd, (1 << 20) + 8192);	/* 4 KiB after the last: joined */
+	put_block(fd, (20 << 20) - 4096);	/* the last block */
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(disk_extents(img, 64 << 10, 16, &text, &data), 0);
+	assert_string_equal(text, "ram_extent=0+4096\n"
+			    "ram_extent=1048576+12288\n"
+			    "ram_extent=20967424+4096\n");
+	assert_int_equal(data, 4096 + 12288 + 4096);
+	free(text);
+	/* no joining: four extents, and a limit of three refuses them */
+	assert_int_equal(disk_extents(img, 0, 16, &text, &data), 0);
+	assert_int_equal(data, 4 * 4096);
+	free(text);
+	assert_int_equal(disk_extents(img, 0, 3, &text, &data), -1);
+	assert_non_null(strstr(error_last(), "more than 3 data extents"));
+	close(fd);
+	unlink(img);
+	assert_int_equal(disk_extents(img, 0, 3, &text, &data), -1);
+	assert_non_null(strstr(error_last(), "cannot open"));
+	free(img);
+}
+
 static void check_argv(char **argv, const char *const *want)
 {
 	int i;
@@ -813,6 +892,9 @@ int main(void)
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_initramfs_errors, fixture_setup,
 						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_initramfs_module_args, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_disk_extents, fixture_setup, fixture_teardown),
 		cmocka_unit_test(test_mkfs_argv),
 	};
 
