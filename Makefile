@@ -130,7 +130,7 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all kernel
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench
-	$(Q)TARGETS="x86_64-pc x86_64 x86_64-microvm" scripts/bench-targets
+	$(Q)TARGETS="x86_64-pc x86_64-seabios x86_64 x86_64-microvm" scripts/bench-targets
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-modes
 	$(Q)scripts/bench-effect
 

@@ -419,6 +419,8 @@ int main(void)
 	if (read_job(&job) < 0)
 		power_off();
 	rec_hello(job.workload, uptime(), sysconf(_SC_PAGESIZE));
+	/* one line on the console, so even a quiet kernel's console shows how far the guest got */
+	say("%s started at %.3f s", job.workload, uptime());
 	run_job(&job);
 	close(fd);
 	power_off();

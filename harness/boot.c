@@ -96,6 +96,10 @@ static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct ar
 	add(a, "%s", t->machine);
 	add(a, "-accel");
 	add(a, "%s", s->accel);
+	if (*t->bios) {
+		add(a, "-bios");
+		add(a, "%s", t->bios);
+	}
 	if (*t->cpu) {
 		add(a, "-cpu");
 		add(a, "%s", t->cpu);

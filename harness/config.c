@@ -65,6 +65,7 @@ const struct opt target_opts[] = {
 	{ "target", "arch", OPT_STR, TOFF(arch), NULL, 0, 0, NULL, "Debian architecture (amd64, i386, arm64)" },
 	{ "target", "qemu", OPT_STR, TOFF(qemu), NULL, 0, 0, NULL, "QEMU system emulator" },
 	{ "target", "machine", OPT_STR, TOFF(machine), "pc", 0, 0, NULL, "-M value" },
+	{ "target", "bios", OPT_STR, TOFF(bios), "", 0, 0, NULL, "-bios firmware image (empty: the machine's default, SeaBIOS on pc/q35)" },
 	{ "target", "cpu", OPT_STR, TOFF(cpu), "", 0, 0, NULL, "-cpu value (empty: QEMU's default)" },
 	{ "target", "console", OPT_STR, TOFF(console), "ttyS0", 0, 0, NULL, "kernel console device" },
 	{ "target", "agent", OPT_STR, TOFF(agent), NULL, 0, 0, NULL, "static guest agent, relative to the project root" },

@@ -54,7 +54,7 @@ struct job {
 struct target {
 	char *file;
 	char *name, *arch, *qemu, *machine, *console, *agent, *modules, *cpu;
-	char *serial_dev, *blk_dev, *extra_append, *boot;
+	char *serial_dev, *blk_dev, *extra_append, *boot, *bios;
 	char *kernel;			/* default kernel id, fetched as debian:<id> */
 	char *initramfs;		/* "gzip" or "plain" */
 	uint64_t page_size;		/* the kernel's page size, 0: any */

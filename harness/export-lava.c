@@ -236,6 +236,8 @@ static char *device_yaml(const struct lava_export *x)
 	device_opt(&y, "-name kpair-%s", x->job.name);
 	device_opt(&y, "-M %s", t->machine);
 	device_opt(&y, "-accel %s", x->accel);
+	if (*t->bios)
+		device_opt(&y, "-bios %s", t->bios);
 	if (*t->cpu)
 		device_opt(&y, "-cpu %s", t->cpu);
 	if (job_icount(&x->job))

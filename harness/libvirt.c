@@ -65,7 +65,13 @@ static char *domain_xml(const struct vm_spec *s, const char *name, char *const *
 		text_add(&x, "  <vcpu>%llu</vcpu>\n", (unsigned long long)s->cpus);
 	text_add(&x, "  <os>\n    <type arch='%s' machine='", lv_arch(t));
 	text_esc(&x, t->machine);
-	text_add(&x, "'>hvm</type>\n    <kernel>");
+	text_add(&x, "'>hvm</type>\n");
+	if (*t->bios) {	/* target.bios: libvirt's -bios */
+		text_add(&x, "    <loader type='rom'>");
+		text_esc(&x, t->bios);
+		text_add(&x, "</loader>\n");
+	}
+	text_add(&x, "    <kernel>");
 	text_esc(&x, file[0]);
 	text_add(&x, "</kernel>\n    <initrd>");
 	text_esc(&x, file[1]);

@@ -91,7 +91,7 @@ json_t *result_json(const struct run_info *ri)
 	const struct samples *s = ri->samples;
 	enum run_status st = ri->setup_error ? RUN_SETUP_FAILED : vm->status;
 	json_t *j, *times, *mods = json_array(), *guest = json_null();
-	double guest_boot = -1, workload = -1;
+	double guest_boot = -1, workload = -1, guest_done = -1;
 	char *cpu = host_cpu(), *excerpt;
 	struct utsname u;
 	int i;
@@ -106,9 +106,11 @@ json_t *result_json(const struct run_info *ri)
 				  "page_size", json_object_get(s->hello, "page_size"));
 		guest_boot = json_number_value(json_object_get(s->hello, "uptime"));
 	}
-	if (s && s->done)
+	if (s && s->done) {
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
-	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		guest_done = json_number_value(json_object_get(s->done, "uptime"));
+	}
+	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,
 			  "first_console_s", jnum(vm ? vm->first_console : -1),
 			  "boot_s", jnum(vm ? vm->hello : -1),
@@ -116,6 +118,8 @@ json_t *result_json(const struct run_info *ri)
 			  "first_sample_s", jnum(vm ? vm->first_sample : -1),
 			  "workload_s", jnum(workload),
 			  "done_s", jnum(vm ? vm->done : -1),
+			  /* the guest's uptime at done: boot, mount, workload, umount and sync */
+			  "guest_done_s", jnum(guest_done),
 			  "wall_s", jnum(vm ? vm->exit : -1),
 			  "overhead_ratio", jnum(vm && vm->exit > 0 && guest_boot > 0 && workload >= 0 ?
 						 vm->exit / (guest_boot + workload) : -1));
