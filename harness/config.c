@@ -191,6 +191,11 @@ static int value_check(const struct opt *o, const char *v, int from_file, char *
 			 "not starting with . or -)", v);
 		return -1;
 	}
+	if (!strcmp(sk, "target") && !strcmp(k, "bios") && *v && (*v != '/' || !path_exists(v))) {
+		snprintf(why, len, "'%.100s': no such firmware file (an absolute path; "
+			 "qemu-system-data ships /usr/share/qemu/qboot.rom)", v);
+		return -1;
+	}
 	if (!from_file)
 		return 0;
 	if (!strcmp(k, "qemu") && (strncmp(v, "qemu-system-", 12) || !name_ok(v))) {
