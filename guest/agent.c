@@ -105,15 +105,16 @@ static int load_modules(char *why, size_t len)
 		size_t n = strcspn(line, "\n");
 		const char *args = "";
 		int flags = 0, fd;
+		char *sp;
 
 		line[n] = '\0';
 		if (!n)
 			continue;
-		/* "path [parameters]" */
-		if (strchr(line, ' ')) {
-			args = strchr(line, ' ') + 1;
-			*strchr(line, ' ') = '\0';
-			n = strlen(line);
+		sp = strchr(line, ' ');	/* "path [parameters]" */
+		if (sp) {
+			*sp = '\0';
+			args = sp + 1;
+			n = sp - line;
 		}
 		if (n > 3 && !strcmp(line + n - 3, ".xz"))
 			flags |= MODULE_INIT_COMPRESSED_FILE;

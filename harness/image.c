@@ -413,17 +413,13 @@ int disk_remove(struct disk *d)
 	return 0;
 }
 
-/* append one extent to *@t, counting it against @max */
-static int extent_add(char **t, int *count, int max, off_t beg, off_t end, uint64_t *data,
+/* append one extent to @t, counting it against @max */
+static int extent_add(struct text *t, int *count, int max, off_t beg, off_t end, uint64_t *data,
 		      const char *path)
 {
-	char *n;
-
 	if (++*count > max)
 		return error("'%s': more than %d data extents", path, max);
-	n = xasprintf("%sram_extent=%lld+%lld\n", *t, (long long)beg, (long long)(end - beg));
-	free(*t);
-	*t = n;
+	text_add(t, "ram_extent=%lld+%lld\n", (long long)beg, (long long)(end - beg));
 	*data += end - beg;
 	return 0;
 }
@@ -431,15 +427,13 @@ static int extent_add(char **t, int *count, int max, off_t beg, off_t end, uint6
 int disk_extents(const char *path, uint64_t merge_gap, int max, char **text, uint64_t *data)
 {
 	off_t off, beg, end, size, cur_beg = -1, cur_end = -1;
-	char *t = xstrdup("");
+	struct text t = { NULL, 0 };
 	int fd, count = 0;
 
 	*data = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(t);
+	if (fd < 0)
 		return error("cannot open '%s': %s", path, strerror(errno));
-	}
 	size = lseek(fd, 0, SEEK_END);
 	for (off = 0; off < size; off = end) {
 		beg = lseek(fd, off, SEEK_DATA);
@@ -464,11 +458,11 @@ int disk_extents(const char *path, uint64_t merge_gap, int max, char **text, uin
 	if (cur_end >= 0 && extent_add(&t, &count, max, cur_beg, cur_end, data, path) < 0)
 		goto out_fail;
 	close(fd);
-	*text = t;
+	*text = t.s ? t.s : xstrdup("");
 	return 0;
 out_fail:
 	close(fd);
-	free(t);
+	free(t.s);
 	return -1;
 }
 
