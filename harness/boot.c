@@ -529,19 +529,26 @@ const struct backend *backend_find(const char *name)
 	return NULL;
 }
 
+/* "7.2.22 (Debian ...)": spawned once per QEMU binary, then kept in images/.version-<binary> */
 char *qemu_version(const char *qemu)
 {
 	const char *argv[] = { qemu, "--version", NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
-	char *v = NULL;
+	char *bin = path_lookup(qemu), *stamp, *v;
+	const char *base = strrchr(bin, '/');
 
-	if (spawn_run(argv, 30000, &r) == 0 && !r.exit_code) {
+	stamp = xasprintf("%s/images/.version-%s", kpair_root(), base ? base + 1 : bin);
+	v = stamp_get(stamp, bin);
+	if (!v && spawn_run(argv, 30000, &r) == 0 && !r.exit_code) {
 		const char *p = strstr(r.out, "version ");
 
 		p = p ? p + 8 : r.out;
 		v = xasprintf("%.*s", (int)strcspn(p, "\n"), p);
+		stamp_put(stamp, bin, v);
 	}
 	spawn_result_release(&r);
+	free(stamp);
+	free(bin);
 	return v ? v : xstrdup("unknown");
 }
 

@@ -89,7 +89,7 @@ int kernel_image_check(const struct kernel *k, char *why, size_t len)
 		return -1;
 	if (!want)
 		return 0;	/* a built kernel: kernel.json records no digest */
-	if (sha256_file(k->image, got) < 0) {
+	if (sha256_file_cached(k->image, got) < 0) {
 		snprintf(why, len, "kernel '%s': cannot hash '%s': %s", k->id, k->image, error_last());
 		return -1;
 	}

@@ -340,6 +340,109 @@ out:
 	return ret;
 }
 
+/*
+ * A file's identity as stat sees it. Any write, truncate, rename over it or
+ * chmod moves ctime, which no one can set back, so an equal key means the
+ * same contents (git's index trusts the same fields). A file changed in the
+ * last 2 s could change again within the same timestamp tick ("racily
+ * clean", in git's words): @settled is 0 and its key is not stored.
+ */
+int stamp_racy_s = 2;
+
+static int stat_key(const char *file, char *key, size_t len, int *settled)
+{
+	struct timespec now;
+	struct stat st;
+
+	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	snprintf(key, len, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	clock_gettime(CLOCK_REALTIME, &now);
+	*settled = now.tv_sec - st.st_ctim.tv_sec > stamp_racy_s;
+	return 0;
+}
+
+char *stamp_get(const char *stamp, const char *file)
+{
+	char key[128], line[512], *value = NULL;
+	int settled;
+	size_t n;
+	FILE *f;
+
+	if (stat_key(file, key, sizeof(key), &settled) < 0)
+		return NULL;
+	f = fopen(stamp, "r");
+	if (!f)
+		return NULL;	/* no stamp yet: a miss, not an error */
+	n = strlen(key);
+	if (fgets(line, sizeof(line), f) && !strncmp(line, key, n) && line[n] == ' ') {
+		line[strcspn(line, "\n")] = '\0';
+		value = xstrdup(line + n + 1);
+	}
+	fclose(f);
+	return value;
+}
+
+void stamp_put(const char *stamp, const char *file, const char *value)
+{
+	char key[128], *tmp, *text;
+	int settled, fd, ok;
+
+	if (stat_key(file, key, sizeof(key), &settled) < 0 || !settled || strchr(value, '\n'))
+		return;
+	tmp = xasprintf("%s.tmp.%d", stamp, (int)getpid());
+	text = xasprintf("%s %s\n", key, value);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* no fsync: a stamp lost in a crash costs one more hash, a torn one does not parse */
+	ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	if (fd >= 0)
+		ok = !close(fd) && ok;
+	if (!ok || rename(tmp, stamp) < 0)
+		unlink(tmp);
+	free(text);
+	free(tmp);
+}
+
+int sha256_file_cached(const char *path, char hex[65])
+{
+	char *stamp = xasprintf("%s.sha256", path), *v = stamp_get(stamp, path);
+	int ret = 0;
+
+	if (v && strlen(v) == 64 && strspn(v, "0123456789abcdef") == 64) {
+		memcpy(hex, v, 65);
+	} else {
+		ret = sha256_file(path, hex);
+		if (!ret)
+			stamp_put(stamp, path, hex);
+	}
+	free(v);
+	free(stamp);
+	return ret;
+}
+
+char *path_lookup(const char *name)
+{
+	const char *p = getenv("PATH");
+	char *dir, *save = NULL, *copy;
+
+	if (strchr(name, '/') || !p)
+		return xstrdup(name);
+	copy = xstrdup(p);
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *dir ? dir : ".", name);
+
+		if (!access(full, X_OK)) {
+			free(copy);
+			return full;
+		}
+		free(full);
+	}
+	free(copy);
+	return xstrdup(name);
+}
+
 static char root_dir[PATH_MAX];
 
 void kpair_set_root(const char *argv0)

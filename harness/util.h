@@ -52,6 +52,20 @@ int copy_file(const char *src, const char *dst);
 int write_json_atomic(const char *path, json_t *j);
 /* hex sha256 of a file into @hex (65 bytes), by spawning sha256sum */
 int sha256_file(const char *path, char hex[65]);
+/*
+ * Stamps: a value derived from a file (its digest, a binary's version),
+ * kept in @stamp with the file's stat identity (device, inode, size, mtime,
+ * ctime to the ns). stamp_get returns it (caller frees) only while the file
+ * is unchanged, else NULL; stamp_put stores it, best effort and silently.
+ */
+char *stamp_get(const char *stamp, const char *file);
+/* a file changed less than this many seconds ago gets no stamp (2; the unit tests set -1) */
+extern int stamp_racy_s;
+void stamp_put(const char *stamp, const char *file, const char *value);
+/* sha256_file, remembered beside the file in "<path>.sha256" */
+int sha256_file_cached(const char *path, char hex[65]);
+/* @name as execvp would find it in $PATH, or a copy of @name when it has a '/' (caller frees) */
+char *path_lookup(const char *name);
 
 /* the project root: $KPAIR_ROOT, else the directory above the kpair binary */
 const char *kpair_root(void);

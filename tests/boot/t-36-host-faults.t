@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # faults outside the guest: QEMU SIGKILLed mid-run, kpair itself SIGKILLed, a boot that
-# hangs, a missing or corrupt kernel image, module or agent, mkfs refusing its options, the
-# results directory running out of space (a small tmpfs as -o), and a second kpair on the
+# hangs, a missing or corrupt kernel image (also one changed in place after a run), module
+# or agent, mkfs refusing its options, the results directory running out of space (a small tmpfs as -o), and a second kpair on the
 # same run directory. Each is a status with a reason; nothing is left running or half-written.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 48
+plan 53
 job="$ROOT/tests/boot/jobs/fault.job"
 K="$ROOT/images/kernels/$KERNEL"
 shm_before=$(ls /dev/shm | grep -c '^kpair-')
@@ -93,6 +93,18 @@ mkkernel "$WORK/k-trunc"
 head -c 100000 "$K/vmlinuz" >"$WORK/k-trunc/vmlinuz"
 kpair_run k-trunc "$job" --kernel "$WORK/k-trunc"
 setup_failed "truncated kernel image" "^kernel '$KERNEL': image '.*/vmlinuz' has sha256 [0-9a-f]{12}\.\.\., kernel.json says [0-9a-f]{12}\.\.\.: corrupt or replaced"
+
+# an image changed in place after a run trusted it: its digest stamp no longer matches the
+# file's stat identity, so it is hashed again and refused
+mkkernel "$WORK/k-stale"
+cp "$K/vmlinuz" "$WORK/k-stale/"
+sleep 3	# past the racy window, in which a just-changed file gets no stamp
+kpair_run k-stale "$job" --kernel "$WORK/k-stale" --set "disk.mkfs_options=-O no_such_feature"
+[ "$RC" = 3 ] && grep -q " $(jq -r .image_sha256 "$K/kernel.json")\$" "$WORK/k-stale/vmlinuz.sha256"
+ok $? "a kernel image that passed its digest check gets a stamp (the run then fails at mkfs)"
+printf 'X' | dd of="$WORK/k-stale/vmlinuz" bs=1 seek=100000 conv=notrunc 2>/dev/null
+kpair_run k-stale2 "$job" --kernel "$WORK/k-stale"
+setup_failed "kernel image changed in place after its stamp" "^kernel '$KERNEL': image '.*/k-stale/vmlinuz' has sha256 [0-9a-f]{12}\.\.\., kernel.json says [0-9a-f]{12}\.\.\.: corrupt or replaced"
 
 mkkernel "$WORK/k-junk"
 jq 'del(.image_sha256)' "$K/kernel.json" >"$WORK/k-junk/kernel.json"

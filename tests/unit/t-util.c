@@ -2,7 +2,8 @@
  * t-util.c - unit tests of the harness helpers that guard against hostile
  * input and leftovers (harness/util.c): temporary directories (mkdtemp,
  * 0700, stale ones from killed processes removed), UTF-8 validation, plain
- * names, paths that must stay inside the project, and error_last().
+ * names, paths that must stay inside the project, error_last(), and the
+ * stat-keyed stamps that spare a run re-hashing its kernel image.
  */
 #include <sys/stat.h>
 
@@ -172,6 +173,80 @@ static void test_error_last(void **state)
 	free(err);
 }
 
+/* a stamp is good for the file as it was, and for nothing after any change */
+static void test_stamps(void **state)
+{
+	char *dir = scratch_dir("t-util-stamp"), *f, *stamp, *v, *path;
+	struct capture c;
+	char hex[65];
+
+	(void)state;
+	f = scratch_write(dir, "image", "abc\n", 4);
+	assert_true(asprintf(&stamp, "%s/image.sha256", dir) > 0);
+
+	/* a file changed within the racy window gets no stamp */
+	stamp_racy_s = 2;
+	stamp_put(stamp, f, "early");
+	assert_null(stamp_get(stamp, f));
+	assert_int_equal(access(stamp, F_OK), -1);
+
+	stamp_racy_s = -1;
+	stamp_put(stamp, f, "v1");
+	v = stamp_get(stamp, f);
+	assert_non_null(v);
+	assert_string_equal(v, "v1");
+	free(v);
+	assert_null(stamp_get(stamp, "/nonexistent/file"));
+
+	/* the digest: hashed once, then read from the stamp (no sha256sum on PATH) */
+	path = strdup(getenv("PATH"));
+	unlink(stamp);
+	assert_int_equal(sha256_file_cached(f, hex), 0);
+	assert_string_equal(hex, "edeaaff3f1774ad2888673770c6d64097e391bc362d7d6fb34982ddf0efd18cb");
+	setenv("PATH", "/nonexistent", 1);
+	memset(hex, 0, sizeof(hex));
+	assert_int_equal(sha256_file_cached(f, hex), 0);
+	assert_string_equal(hex, "edeaaff3f1774ad2888673770c6d64097e391bc362d7d6fb34982ddf0efd18cb");
+
+	/* same size, other bytes, a timestamp tick later: the stamp no longer matches */
+	usleep(20000);
+	free(scratch_write(dir, "image", "abd\n", 4));
+	v = stamp_get(stamp, f);
+	assert_null(v);
+	capture_start(&c);
+	assert_int_equal(sha256_file_cached(f, hex), -1);
+	free(capture_end(&c));
+	setenv("PATH", path, 1);
+	assert_int_equal(sha256_file_cached(f, hex), 0);
+	assert_string_equal(hex, "b10bd3130c1c0c13552e64356445290992346ad995cc5c1388a1e6150bc21c07");
+
+	/* a torn or foreign stamp is a miss */
+	free(scratch_write(dir, "image.sha256", "garbage\n", 8));
+	assert_null(stamp_get(stamp, f));
+	stamp_racy_s = 2;
+	free(path);
+	free(stamp);
+	free(f);
+	free(dir);
+}
+
+static void test_path_lookup(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = path_lookup("sh");
+	assert_true(p[0] == '/');
+	assert_int_equal(access(p, X_OK), 0);
+	free(p);
+	p = path_lookup("./x/y");
+	assert_string_equal(p, "./x/y");
+	free(p);
+	p = path_lookup("kpair-no-such-binary");
+	assert_string_equal(p, "kpair-no-such-binary");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +256,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_error_last),
+		cmocka_unit_test(test_stamps),
+		cmocka_unit_test(test_path_lookup),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
