@@ -91,7 +91,7 @@ json_t *result_json(const struct run_info *ri)
 	const struct samples *s = ri->samples;
 	enum run_status st = ri->setup_error ? RUN_SETUP_FAILED : vm->status;
 	json_t *j, *times, *mods = json_array(), *guest = json_null();
-	double guest_boot = -1, workload = -1, guest_done = -1;
+	double guest_boot = -1, workload = -1, guest_done = -1, modules = -1;
 	char *cpu = host_cpu(), *excerpt;
 	struct utsname u;
 	int i;
@@ -105,16 +105,20 @@ json_t *result_json(const struct run_info *ri)
 				  "machine", json_object_get(s->hello, "machine"),
 				  "page_size", json_object_get(s->hello, "page_size"));
 		guest_boot = json_number_value(json_object_get(s->hello, "uptime"));
+		if (json_object_get(s->hello, "modules_s"))
+			modules = json_number_value(json_object_get(s->hello, "modules_s"));
 	}
 	if (s && s->done) {
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
 		guest_done = json_number_value(json_object_get(s->done, "uptime"));
 	}
-	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,
 			  "first_console_s", jnum(vm ? vm->first_console : -1),
 			  "boot_s", jnum(vm ? vm->hello : -1),
 			  "guest_boot_s", jnum(guest_boot),
+			  /* of guest_boot_s, the agent's finit_module of every module */
+			  "modules_s", jnum(modules),
 			  "first_sample_s", jnum(vm ? vm->first_sample : -1),
 			  "workload_s", jnum(workload),
 			  "done_s", jnum(vm ? vm->done : -1),
