@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # faults outside the guest: QEMU SIGKILLed mid-run, kpair itself SIGKILLed, a boot that
 # hangs, a missing or corrupt kernel image (also one changed in place after a run), module
-# or agent, mkfs refusing its options, the results directory running out of space (a small tmpfs as -o), and a second kpair on the
-# same run directory. Each is a status with a reason; nothing is left running or half-written.
+# or agent, mkfs refusing its options, the results directory running out of space (a small
+# tmpfs as -o), and a second kpair on the same run directory. Each is a status with a
+# reason; nothing is left running or half-written.
 . "$(dirname "$0")/lib.sh"
 need_kernel
 plan 53
