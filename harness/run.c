@@ -211,6 +211,94 @@ static int ram_disk_prepare(const struct job *job, const struct disk *disk, stru
 	return 0;
 }
 
+/*
+ * The host's TSC rate in kHz, or 0 when unknown. An x86 guest under TCG reads
+ * the host's TSC (scaled by nothing) unless icount makes its time virtual,
+ * and its kernel calibrates it against the emulated PIT in a loop that
+ * expects real-time speed: under TCG that "fast" calibration fails now and
+ * then (1 boot in 3-11 here), and the slow one costs ~0.4 s before the
+ * kernel's clock starts and lands 0.1 % off. Given tsc_early_khz, the kernel
+ * skips both (and refines the rate against the HPET a second later anyway).
+ * Measured once per host boot against CLOCK_MONOTONIC_RAW, kept in
+ * images/.host-tsc as "<boot_id> <kHz>".
+ */
+static long host_tsc_khz(void)
+{
+#if defined(__x86_64__)
+	char boot_id[64] = "", line[160], *cache, *flags = NULL;
+	struct timespec t0, t1, pause = { 0, 50000000 };
+	unsigned long long c0, c1;
+	unsigned lo, hi;
+	long khz = 0;
+	size_t n;
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!f || !fgets(boot_id, sizeof(boot_id), f)) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	fclose(f);
+	boot_id[strcspn(boot_id, "\n")] = '\0';
+	cache = xasprintf("%s/images/.host-tsc", kpair_root());
+	f = fopen(cache, "r");
+	n = strlen(boot_id);
+	if (f && fgets(line, sizeof(line), f) && !strncmp(line, boot_id, n) && line[n] == ' ')
+		khz = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	if (khz > 0)
+		goto out;
+	/* only a TSC that ticks at one rate whatever the host's power states do */
+	f = fopen("/proc/cpuinfo", "r");
+	n = 0;
+	while (f && getline(&flags, &n, f) > 0 && strncmp(flags, "flags", 5))
+		;
+	if (f)
+		fclose(f);
+	if (!flags || strncmp(flags, "flags", 5) || !strstr(flags, " constant_tsc") ||
+	    !strstr(flags, " nonstop_tsc"))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	c0 = (unsigned long long)hi << 32 | lo;
+	nanosleep(&pause, NULL);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t1);
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	c1 = (unsigned long long)hi << 32 | lo;
+	khz = (long)((c1 - c0) / ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6));
+	if (khz > 0) {
+		char *text = xasprintf("%s %ld\n", boot_id, khz);
+
+		util_quiet++;
+		write_file_atomic(cache, text, strlen(text));
+		util_quiet--;
+		free(text);
+	}
+out:
+	free(flags);
+	free(cache);
+	return khz;
+#else
+	return 0;	/* QEMU on a non-x86 host feeds the guest's TSC from another clock */
+#endif
+}
+
+/* " tsc_early_khz=N" for a local x86 guest under TCG in real time, else "" (caller frees) */
+static char *tsc_append(const struct target *t, const char *accel, const char *icount,
+			const char *uri)
+{
+	long khz;
+
+	if (strcmp(accel, "tcg") || (icount && *icount) ||
+	    (strcmp(t->arch, "amd64") && strcmp(t->arch, "i386")) ||
+	    (uri && strncmp(uri, "qemu:///", 8)))	/* a remote host's TSC is not this one's */
+		return xstrdup("");
+	khz = host_tsc_khz();
+	return khz > 0 ? xasprintf(" tsc_early_khz=%ld", khz) : xstrdup("");
+}
+
 static char *make_run_id(const struct job *job)
 {
 	char stamp[32];
@@ -238,6 +326,7 @@ int run_one(const struct run_opts *o)
 	struct tarball tb;
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
+	char *tsc = NULL;
 	char setup_err[512] = "", *pvh = NULL, *tool = NULL;
 	char *tool_dst = NULL, *pid_file = NULL, *disk_proc = NULL, *initrd_proc = NULL;
 	char *ramcmd = NULL;
@@ -401,8 +490,9 @@ int run_one(const struct run_opts *o)
 	}
 
 	/* boot, channel, samples */
-	append = xasprintf("console=%s panic=-1 %s %s%s", target.console, target.extra_append,
-			   job.cmdline, ramcmd);
+	tsc = tsc_append(&target, accel, job_icount(&job), o->uri);
+	append = xasprintf("console=%s panic=-1 %s %s%s%s", target.console, target.extra_append,
+			   job.cmdline, ramcmd, tsc);
 	free(p);
 	p = xasprintf("%s/console.log", dir);
 	spec.target = &target;
@@ -499,6 +589,7 @@ out:
 	free(tool_dst);
 	free(started);
 	free(append);
+	free(tsc);
 	free(ramcmd);
 	free(jobtext);
 	free(img);

@@ -3,7 +3,7 @@
 # page cache dropped before the boot, each one really applied and recorded in result.json
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 16
+plan 17
 job="$ROOT/configs/jobs/smoke.job"
 last=$(( $(nproc) - 1 ))
 # a file in the host's page cache, to see job.host_cache=drop drop it
@@ -20,6 +20,9 @@ after=$(resident)
 r="$WORK/ic1/result.json"
 case "$(jqr "$r" .qemu.cmdline)" in *"-icount shift=0,sleep=off"*) rc=0 ;; *) rc=1 ;; esac
 ok $rc "QEMU ran with -icount shift=0,sleep=off"
+# under icount the guest's TSC counts virtual time, not the host's TSC: no tsc_early_khz
+jqt "$r" '.qemu.cmdline | contains("tsc_early_khz") | not'
+ok $? "icount: the guest calibrates its own TSC (no tsc_early_khz)"
 jqt "$r" ".job.mode == \"icount\" and .job.pin == \"auto\" and .job.disk.backing == \"tmpfs\" and
 	.host.pinned_cpu == $last and .host.page_cache.action == \"dropped\""
 ok $? "result.json records the mode, the CPU QEMU was bound to ($last) and the dropped cache"
