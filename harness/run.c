@@ -271,9 +271,7 @@ static long host_tsc_khz(void)
 	if (khz > 0) {
 		char *text = xasprintf("%s %ld\n", boot_id, khz);
 
-		util_quiet++;
-		write_file_atomic(cache, text, strlen(text));
-		util_quiet--;
+		write_cache_file(cache, text);
 		free(text);
 	}
 out:
@@ -285,13 +283,16 @@ out:
 #endif
 }
 
-/* " tsc_early_khz=N" for a local x86 guest under TCG in real time, else "" (caller frees) */
+/*
+ * " tsc_early_khz=N" for a local x86 guest under TCG in real time, else ""
+ * (caller frees); a job.cmdline that sets its own tsc_early_khz keeps it
+ */
 static char *tsc_append(const struct target *t, const char *accel, const char *icount,
-			const char *uri)
+			const char *uri, const char *cmdline)
 {
 	long khz;
 
-	if (strcmp(accel, "tcg") || (icount && *icount) ||
+	if (strcmp(accel, "tcg") || (icount && *icount) || strstr(cmdline, "tsc_early_khz=") ||
 	    (strcmp(t->arch, "amd64") && strcmp(t->arch, "i386")) ||
 	    (uri && strncmp(uri, "qemu:///", 8)))	/* a remote host's TSC is not this one's */
 		return xstrdup("");
@@ -490,7 +491,7 @@ int run_one(const struct run_opts *o)
 	}
 
 	/* boot, channel, samples */
-	tsc = tsc_append(&target, accel, job_icount(&job), o->uri);
+	tsc = tsc_append(&target, accel, job_icount(&job), o->uri, job.cmdline);
 	append = xasprintf("console=%s panic=-1 %s %s%s%s", target.console, target.extra_append,
 			   job.cmdline, ramcmd, tsc);
 	free(p);

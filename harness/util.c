@@ -385,24 +385,33 @@ char *stamp_get(const char *stamp, const char *file)
 	return value;
 }
 
-void stamp_put(const char *stamp, const char *file, const char *value)
+int write_cache_file(const char *path, const char *text)
 {
-	char key[128], *tmp, *text;
-	int settled, fd, ok;
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd, ok;
 
-	if (stat_key(file, key, sizeof(key), &settled) < 0 || !settled || strchr(value, '\n'))
-		return;
-	tmp = xasprintf("%s.tmp.%d", stamp, (int)getpid());
-	text = xasprintf("%s %s\n", key, value);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	/* no fsync: a stamp lost in a crash costs one more hash, a torn one does not parse */
 	ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	if (fd >= 0)
 		ok = !close(fd) && ok;
-	if (!ok || rename(tmp, stamp) < 0)
+	if (!ok || rename(tmp, path) < 0) {
 		unlink(tmp);
-	free(text);
+		ok = 0;
+	}
 	free(tmp);
+	return ok ? 0 : -1;
+}
+
+void stamp_put(const char *stamp, const char *file, const char *value)
+{
+	char key[128], *text;
+	int settled;
+
+	if (stat_key(file, key, sizeof(key), &settled) < 0 || !settled || strchr(value, '\n'))
+		return;
+	text = xasprintf("%s %s\n", key, value);
+	write_cache_file(stamp, text);
+	free(text);
 }
 
 int sha256_file_cached(const char *path, char hex[65])

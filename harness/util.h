@@ -62,6 +62,11 @@ char *stamp_get(const char *stamp, const char *file);
 /* a file changed less than this many seconds ago gets no stamp (2; the unit tests set -1) */
 extern int stamp_racy_s;
 void stamp_put(const char *stamp, const char *file, const char *value);
+/*
+ * @text into @path by a temporary file and rename, without fsync or messages:
+ * for caches, where a lost file costs a recomputation and a torn one does not parse
+ */
+int write_cache_file(const char *path, const char *text);
 /* sha256_file, remembered beside the file in "<path>.sha256" */
 int sha256_file_cached(const char *path, char hex[65]);
 /* @name as execvp would find it in $PATH, or a copy of @name when it has a '/' (caller frees) */

@@ -2,7 +2,7 @@
 # boot + channel + samples + report: the smoke workload on ext4 and xfs in real guests
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 31
+plan 32
 mib16=16777216
 for fs in ext4 xfs; do
 	kpair_run "smoke-$fs" "$ROOT/configs/jobs/smoke.job" --kernel "$KERNEL" \
@@ -44,4 +44,9 @@ ok $? "  the kernel took it: tsc: Detected $(echo "scale=3; $khz / 1000" | bc) M
 ref=$(sed -n 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' "$DIR/console.log")
 [ -n "$ref" ] && [ "$(echo "d = $ref * 1000 - $khz; if (d < 0) d = -d; d < $khz / 1000" | bc -l)" = 1 ]
 ok $? "  and its refinement against the HPET agrees within 0.1 % ($ref MHz)"
+# a job's own tsc_early_khz is kept, not joined by kpair's
+kpair_run tsc-own "$ROOT/configs/jobs/smoke.job" --kernel "$KERNEL" --set params.size=4M \
+	--set "job.cmdline=quiet tsc_early_khz=$khz"
+is "$RC/$(jqr "$DIR/result.json" .qemu.cmdline | grep -o 'tsc_early_khz=' | wc -l)" "0/1" \
+	"a job.cmdline with its own tsc_early_khz: that one alone"
 done_testing
