@@ -225,7 +225,7 @@ static int ram_disk_prepare(const struct job *job, const struct disk *disk, stru
 static long host_tsc_khz(void)
 {
 #if defined(__x86_64__)
-	char boot_id[64] = "", line[160], *cache, *flags = NULL;
+	char boot_id[64] = "", *cache, *cached, *flags = NULL;
 	struct timespec t0, t1, pause = { 0, 50000000 };
 	unsigned long long c0, c1;
 	unsigned lo, hi;
@@ -242,12 +242,10 @@ static long host_tsc_khz(void)
 	fclose(f);
 	boot_id[strcspn(boot_id, "\n")] = '\0';
 	cache = xasprintf("%s/images/.host-tsc", kpair_root());
-	f = fopen(cache, "r");
-	n = strlen(boot_id);
-	if (f && fgets(line, sizeof(line), f) && !strncmp(line, boot_id, n) && line[n] == ' ')
-		khz = atol(line + n + 1);
-	if (f)
-		fclose(f);
+	cached = cache_get(cache, boot_id);
+	if (cached)
+		khz = atol(cached);
+	free(cached);
 	if (khz > 0)
 		goto out;
 	/* only a TSC that ticks at one rate whatever the host's power states do */
@@ -269,10 +267,10 @@ static long host_tsc_khz(void)
 	c1 = (unsigned long long)hi << 32 | lo;
 	khz = (long)((c1 - c0) / ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6));
 	if (khz > 0) {
-		char *text = xasprintf("%s %ld\n", boot_id, khz);
+		char *v = xasprintf("%ld", khz);
 
-		write_cache_file(cache, text);
-		free(text);
+		cache_put(cache, boot_id, v);
+		free(v);
 	}
 out:
 	free(flags);

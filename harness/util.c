@@ -364,19 +364,15 @@ static int stat_key(const char *file, char *key, size_t len, int *settled)
 	return 0;
 }
 
-char *stamp_get(const char *stamp, const char *file)
+char *cache_get(const char *path, const char *key)
 {
-	char key[128], line[512], *value = NULL;
-	int settled;
-	size_t n;
+	char line[512], *value = NULL;
+	size_t n = strlen(key);
 	FILE *f;
 
-	if (stat_key(file, key, sizeof(key), &settled) < 0)
-		return NULL;
-	f = fopen(stamp, "r");
+	f = fopen(path, "r");
 	if (!f)
-		return NULL;	/* no stamp yet: a miss, not an error */
-	n = strlen(key);
+		return NULL;	/* nothing cached yet: a miss, not an error */
 	if (fgets(line, sizeof(line), f) && !strncmp(line, key, n) && line[n] == ' ') {
 		line[strcspn(line, "\n")] = '\0';
 		value = xstrdup(line + n + 1);
@@ -385,33 +381,41 @@ char *stamp_get(const char *stamp, const char *file)
 	return value;
 }
 
-int write_cache_file(const char *path, const char *text)
+void cache_put(const char *path, const char *key, const char *value)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	char *tmp, *text;
 	int fd, ok;
 
+	if (strchr(key, ' ') || strchr(key, '\n') || strchr(value, '\n'))
+		return;
+	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	text = xasprintf("%s %s\n", key, value);
+	/* no fsync: a lost cache costs one recomputation, a torn one does not parse */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	if (fd >= 0)
 		ok = !close(fd) && ok;
-	if (!ok || rename(tmp, path) < 0) {
+	if (!ok || rename(tmp, path) < 0)
 		unlink(tmp);
-		ok = 0;
-	}
+	free(text);
 	free(tmp);
-	return ok ? 0 : -1;
+}
+
+char *stamp_get(const char *stamp, const char *file)
+{
+	char key[128];
+	int settled;
+
+	return stat_key(file, key, sizeof(key), &settled) < 0 ? NULL : cache_get(stamp, key);
 }
 
 void stamp_put(const char *stamp, const char *file, const char *value)
 {
-	char key[128], *text;
+	char key[128];
 	int settled;
 
-	if (stat_key(file, key, sizeof(key), &settled) < 0 || !settled || strchr(value, '\n'))
-		return;
-	text = xasprintf("%s %s\n", key, value);
-	write_cache_file(stamp, text);
-	free(text);
+	if (stat_key(file, key, sizeof(key), &settled) == 0 && settled)
+		cache_put(stamp, key, value);
 }
 
 int sha256_file_cached(const char *path, char hex[65])

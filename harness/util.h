@@ -63,10 +63,12 @@ char *stamp_get(const char *stamp, const char *file);
 extern int stamp_racy_s;
 void stamp_put(const char *stamp, const char *file, const char *value);
 /*
- * @text into @path by a temporary file and rename, without fsync or messages:
- * for caches, where a lost file costs a recomputation and a torn one does not parse
+ * One-line caches, "<key> <value>": cache_get returns the value (caller
+ * frees) when @path holds one for @key, else NULL; cache_put replaces the
+ * line by a temporary file and rename, best effort, without messages.
  */
-int write_cache_file(const char *path, const char *text);
+char *cache_get(const char *path, const char *key);
+void cache_put(const char *path, const char *key, const char *value);
 /* sha256_file, remembered beside the file in "<path>.sha256" */
 int sha256_file_cached(const char *path, char hex[65]);
 /* @name as execvp would find it in $PATH, or a copy of @name when it has a '/' (caller frees) */
