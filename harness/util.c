@@ -345,7 +345,8 @@ out:
  * chmod moves ctime, which no one can set back, so an equal key means the
  * same contents (git's index trusts the same fields). A file changed in the
  * last 2 s could change again within the same timestamp tick ("racily
- * clean", in git's words): @settled is 0 and its key is not stored.
+ * clean", in git's words): @settled (when asked for) is 0 and its key is
+ * not stored.
  */
 int stamp_racy_s = 2;
 
@@ -359,8 +360,10 @@ static int stat_key(const char *file, char *key, size_t len, int *settled)
 	snprintf(key, len, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
 		 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-	clock_gettime(CLOCK_REALTIME, &now);
-	*settled = now.tv_sec - st.st_ctim.tv_sec > stamp_racy_s;
+	if (settled) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		*settled = now.tv_sec - st.st_ctim.tv_sec > stamp_racy_s;
+	}
 	return 0;
 }
 
@@ -404,9 +407,8 @@ void cache_put(const char *path, const char *key, const char *value)
 char *stamp_get(const char *stamp, const char *file)
 {
 	char key[128];
-	int settled;
 
-	return stat_key(file, key, sizeof(key), &settled) < 0 ? NULL : cache_get(stamp, key);
+	return stat_key(file, key, sizeof(key), NULL) < 0 ? NULL : cache_get(stamp, key);
 }
 
 void stamp_put(const char *stamp, const char *file, const char *value)
