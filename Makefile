@@ -38,7 +38,7 @@ HARNESS += libvirt libvirt-remote
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
-GUEST := agent $(SHARED)
+GUEST := agent cycles $(SHARED)
 
 # sanitized and plain objects apart, so the two builds never mix objects
 B := build/$(if $(SANITIZE),sanitize,default)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cycles.h"
 #include "record.h"
 #include "workload.h"
 
@@ -392,7 +393,7 @@ out_umount:
 		ret = rec_error("umount", errno, "umount %s: %s", MNT, strerror(errno));
 	if (!ret) {
 		sync();
-		ret = rec_done(uptime(), t1 - t0);
+		ret = rec_done(uptime(), t1 - t0, cycles_since_reset());
 	}
 	return ret;
 }
@@ -404,6 +405,7 @@ int main(void)
 	char why[600];
 	int fd;
 
+	cycles_start();
 	mount_api_fs();
 	modules_s = uptime();
 	if (load_modules(why, sizeof(why)) < 0) {

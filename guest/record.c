@@ -192,12 +192,14 @@ int rec_error(const char *stage, int err, const char *fmt, ...)
 	return -1;
 }
 
-int rec_done(double uptime, double workload_s)
+int rec_done(double uptime, double workload_s, double poweron)
 {
 	struct rbuf r;
 
 	rb_begin(&r, "done");
 	rb_put(&r, ",\"samples\":%llu,\"uptime\":%.6f,\"workload_s\":%.6f",
 	       (unsigned long long)rec_nsamples, uptime, workload_s);
+	if (poweron >= 0)
+		rb_put(&r, ",\"poweron\":%.6f", poweron);
 	return rb_send(&r);
 }

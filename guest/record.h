@@ -5,7 +5,7 @@
  *   {"type":"hello","seq":0,...}    once, first
  *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V}
  *   {"type":"error","seq":N,"stage":S,"errno":E,"message":T}
- *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W}   last
+ *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W[,"poweron":P]}   last
  *
  * The harness (harness/channel.c) holds the schema every record must match.
  */
@@ -24,7 +24,8 @@ int rec_hello(const char *workload, double uptime, double modules_s, long page_s
 int rec_sample(const char *metric, const char *unit, double value);
 int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int rec_done(double uptime, double workload_s);
+/* @poweron: the guest's seconds since power-on at done (cycles.h), left out if < 0 */
+int rec_done(double uptime, double workload_s, double poweron);
 uint64_t rec_samples(void);
 /* test-only fault injection (guest/wl-garble.c): the next record's seq, and raw bytes as they are */
 uint64_t rec_next_seq(void);

@@ -41,7 +41,7 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 {
 	const char *t, *s1, *s2, *s3, *s4;
 	json_int_t seq, i1;
-	json_t *v1, *v2 = NULL, *v3;
+	json_t *v1 = NULL, *v2 = NULL, *v3;
 	json_error_t jerr;
 	json_t *j;
 	int r;
@@ -97,11 +97,13 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 				   "message", &s2);
 	} else if (!strcmp(t, "done")) {
 		*type = REC_DONE;
-		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:I, s:o, s:o}",
+		/* poweron: the guest's seconds since power-on, where its cycle counter tells */
+		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:I, s:o, s:o, s?o}",
 				   "type", &t, "seq", &seq, "samples", &i1, "uptime", &v2,
-				   "workload_s", &v3);
-		if (!r && (!finite_number(v2) || !finite_number(v3) || i1 < 0)) {
-			snprintf(why, whylen, "done: bad samples, uptime or workload_s");
+				   "workload_s", &v3, "poweron", &v1);
+		if (!r && (!finite_number(v2) || !finite_number(v3) || i1 < 0 ||
+			   (v1 && (!finite_number(v1) || json_number_value(v1) < 0)))) {
+			snprintf(why, whylen, "done: bad samples, uptime, workload_s or poweron");
 			goto out_bad;
 		}
 	} else {

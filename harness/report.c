@@ -91,7 +91,7 @@ json_t *result_json(const struct run_info *ri)
 	const struct samples *s = ri->samples;
 	enum run_status st = ri->setup_error ? RUN_SETUP_FAILED : vm->status;
 	json_t *j, *times, *mods = json_array(), *guest = json_null();
-	double guest_boot = -1, workload = -1, guest_done = -1, modules = -1;
+	double guest_boot = -1, workload = -1, guest_done = -1, modules = -1, poweron = -1;
 	char *cpu = host_cpu(), *excerpt;
 	struct utsname u;
 	int i;
@@ -109,14 +109,26 @@ json_t *result_json(const struct run_info *ri)
 			modules = json_number_value(json_object_get(s->hello, "modules_s"));
 	}
 	if (s && s->done) {
+		json_t *p = json_object_get(s->done, "poweron");
+
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
 		guest_done = json_number_value(json_object_get(s->done, "uptime"));
+		/*
+		 * The guest's seconds since power-on at done, back to hello along its own
+		 * clock. A counter behind the kernel's clock did not start at the CPU's
+		 * reset: no figure, rather than a wrong one.
+		 */
+		if (p && guest_boot > 0 && json_number_value(p) >= guest_done)
+			poweron = json_number_value(p) - (guest_done - guest_boot);
 	}
-	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,
 			  "first_console_s", jnum(vm ? vm->first_console : -1),
 			  "boot_s", jnum(vm ? vm->hello : -1),
 			  "guest_boot_s", jnum(guest_boot),
+			  /* power-on to hello by the guest's cycle counter: guest_boot_s, and
+			   * the firmware and kernel setup before the kernel's clock starts */
+			  "guest_poweron_s", jnum(poweron),
 			  /* of guest_boot_s, the agent's finit_module of every module */
 			  "modules_s", jnum(modules),
 			  "first_sample_s", jnum(vm ? vm->first_sample : -1),
@@ -125,8 +137,10 @@ json_t *result_json(const struct run_info *ri)
 			  /* the guest's uptime at done: boot, mount, workload, umount and sync */
 			  "guest_done_s", jnum(guest_done),
 			  "wall_s", jnum(vm ? vm->exit : -1),
+			  /* the guest's boot from its power-on where known */
 			  "overhead_ratio", jnum(vm && vm->exit > 0 && guest_boot > 0 && workload >= 0 ?
-						 vm->exit / (guest_boot + workload) : -1));
+						 vm->exit / ((poweron > 0 ? poweron : guest_boot) +
+							     workload) : -1));
 	excerpt = vm && vm->panic_line[0] ? panic_excerpt(vm) :
 		  tail_lines(vm ? vm->console_tail : "", st == RUN_OK && !(vm && vm->warnings) ? 0 : 40);
 	j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s},"

@@ -2,7 +2,7 @@
 # boot + channel + samples + report: the smoke workload on ext4 and xfs in real guests
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 32
+plan 34
 mib16=16777216
 for fs in ext4 xfs; do
 	kpair_run "smoke-$fs" "$ROOT/configs/jobs/smoke.job" --kernel "$KERNEL" \
@@ -25,6 +25,10 @@ for fs in ext4 xfs; do
 	# the Debian kernel's drivers are modules: loading them is part of the guest's boot
 	jqt "$r" '.times.modules_s > 0 and .times.modules_s < .times.guest_boot_s'
 	ok $? "$fs: module loading timed by the guest ($(jqr "$r" .times.modules_s) s)"
+	# the guest's TSC counts from its power-on: the kernel's clock starts later, and QEMU
+	# starts before the guest's CPU does
+	jqt "$r" '.times.guest_poweron_s > .times.guest_boot_s and .times.guest_poweron_s < .times.boot_s'
+	ok $? "$fs: uptime $(jqr "$r" .times.guest_boot_s) < since power-on $(jqr "$r" .times.guest_poweron_s) < QEMU start -> hello $(jqr "$r" .times.boot_s) s"
 	is "$(wc -l <"$DIR/samples.jsonl")" 6 "$fs: samples.jsonl has hello, 4 samples, done"
 	[ ! -e "$DIR/scratch.img" ] && ! ls "$DIR"/initramfs.cpio* >/dev/null 2>&1 && no_qemu_left "$DIR"
 	ok $? "$fs: disk and initramfs removed, QEMU reaped"

@@ -45,14 +45,15 @@ smoke() {
 		"$t: the agent is built for $agent"
 	file -b "$ROOT/guest/kpair-agent-$agent" | grep -q 'statically linked'
 	ok $? "$t: the agent is static"
-	jqt "$r" '.times.boot_s > 0 and .times.guest_boot_s > 0 and .times.boot_s > .times.guest_boot_s'
-	ok $? "$t: boot times recorded"
+	jqt "$r" '.times.boot_s > 0 and .times.guest_boot_s > 0 and .times.boot_s > .times.guest_poweron_s and
+		  .times.guest_poweron_s > .times.guest_boot_s'
+	ok $? "$t: boot times recorded, the guest's counter from its power-on"
 	[ ! -e "$DIR/scratch.img" ] && no_qemu_left "$DIR"
 	ok $? "$t: disk removed, QEMU reaped"
 	jqt "$r" '.console.warnings == 0'
 	ok $? "$t: no oops or warning on the console"
 	echo "# $t: boot $(jqr "$r" .times.boot_s) s (QEMU start -> hello)," \
-		"guest uptime at hello $(jqr "$r" .times.guest_boot_s) s"
+		"guest since power-on $(jqr "$r" .times.guest_poweron_s) s, uptime $(jqr "$r" .times.guest_boot_s) s at hello"
 }
 
 smoke i386 i686 4096 qemu-system-i386 ttyS0 i686

@@ -548,7 +548,7 @@ static const struct bad_case bad_cases[] = {
 	BAD("done counts errors", HELLO(0) ERRREC(1) DONE(2, 1),
 	    "done says 1 samples, 0 arrived", 2),
 	BAD("done with negative samples", HELLO(0) DONE(1, -1),
-	    "done: bad samples, uptime or workload_s", 1),
+	    "done: bad samples, uptime, workload_s or poweron", 1),
 	BAD("value 1e999", SAMPLE_F("\"metric\":\"m\",\"unit\":\"s\",\"value\":1e999"),
 	    "record 1: bad JSON", 1),
 	BAD("value -1e999", SAMPLE_F("\"metric\":\"m\",\"unit\":\"s\",\"value\":-1e999"),
@@ -598,7 +598,13 @@ static const struct bad_case bad_cases[] = {
 	BAD("done uptime 1e999", DONE_F("\"samples\":0,\"uptime\":1e999,\"workload_s\":1"),
 	    "record 1: bad JSON", 1),
 	BAD("done workload_s a string", DONE_F("\"samples\":0,\"uptime\":1,\"workload_s\":\"1\""),
-	    "done: bad samples, uptime or workload_s", 1),
+	    "done: bad samples, uptime, workload_s or poweron", 1),
+	BAD("done poweron negative",
+	    DONE_F("\"samples\":0,\"uptime\":1,\"workload_s\":1,\"poweron\":-1"),
+	    "done: bad samples, uptime, workload_s or poweron", 1),
+	BAD("done poweron a string",
+	    DONE_F("\"samples\":0,\"uptime\":1,\"workload_s\":1,\"poweron\":\"2\""),
+	    "done: bad samples, uptime, workload_s or poweron", 1),
 	BAD("duplicate key", SAMPLE_F("\"metric\":\"m\",\"unit\":\"s\",\"value\":1,\"value\":2"),
 	    "record 1: bad JSON", 1),
 	BAD("duplicate seq, same value",
@@ -724,7 +730,7 @@ static void test_guest_emitter(void **state)
 	huge[sizeof(huge) - 1] = '\0';
 	assert_int_equal(rec_sample(huge, "s", 1), -1);
 	assert_int_equal(rec_samples(), 4);
-	assert_int_equal(rec_done(9.5, 8.25), 0);
+	assert_int_equal(rec_done(9.5, 8.25, 9.625), 0);
 	err = capture_end(&cap);
 	rec_set_fd(-1);
 	close(sv[0]);
@@ -771,6 +777,7 @@ static void test_guest_emitter(void **state)
 	assert_int_equal(s.type[8], REC_DONE);
 	assert_int_equal(json_integer_value(json_object_get(s.rec[8], "samples")), 4);
 	assert_true(json_number_value(json_object_get(s.rec[8], "workload_s")) == 8.25);
+	assert_true(json_number_value(json_object_get(s.rec[8], "poweron")) == 9.625);
 	seen_release(&s);
 	free(buf);
 }
