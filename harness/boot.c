@@ -470,19 +470,8 @@ static int qemu_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 		}
 	}
 	/* both ends closed: QEMU is going away; give it a moment to exit cleanly */
-	if (open_fds == 0) {
-		double until = mono_now() + 5;
-
-		while (mono_now() < until) {
-			pid_t p = waitpid(pid, &res->qemu_status, WNOHANG);
-
-			if (p == pid) {
-				exited = 1;
-				break;
-			}
-			usleep(5000);
-		}
-	}
+	if (open_fds == 0)
+		exited = spawn_reap_within(pid, &res->qemu_status, 5);
 	if (!exited) {
 		res->qemu_status = spawn_kill(pid);
 		exited = open_fds == 0 && !timed_out;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,6 +280,38 @@ int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu
 	setpgid(p, p);
 	*pid = p;
 	return 0;
+}
+
+int spawn_reap_within(pid_t pid, int *status, double secs)
+{
+	double until = mono_now() + secs;
+	int pfd = -1, got = 0;
+
+#ifdef SYS_pidfd_open
+	/* readable when the child exits: no polling interval between its exit and the reap */
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	for (;;) {
+		double left = until - mono_now();
+		pid_t p = waitpid(pid, status, WNOHANG);
+
+		if (p == pid) {
+			got = 1;
+			break;
+		}
+		if (left <= 0 || (p < 0 && errno != EINTR))
+			break;
+		if (pfd >= 0) {
+			struct pollfd x = { pfd, POLLIN, 0 };
+
+			poll(&x, 1, (int)(left * 1000) + 1);
+		} else {
+			usleep(5000);	/* a kernel before 5.3 */
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	return got;
 }
 
 int spawn_kill(pid_t pid)

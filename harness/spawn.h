@@ -49,6 +49,8 @@ char *spawn_cmdline(const char *const *argv);
 int spawn_start(const char *const *argv, int log_fd, const int *keep, pid_t *pid);
 /* the same, bound to host CPU @cpu (all its threads inherit it); -1: unbound */
 int spawn_start_on(const char *const *argv, int log_fd, const int *keep, int cpu, pid_t *pid);
+/* reap child @pid if it exits within @secs (its wait status in *status): 1 if it did, else 0 */
+int spawn_reap_within(pid_t pid, int *status, double secs);
 /* SIGKILL @pid's group and reap it; returns its wait status */
 int spawn_kill(pid_t pid);
 
