@@ -14,6 +14,7 @@ void ab_opts_init(struct ab_opts *o)
 	o->runs = 5;
 	o->max_runs = 20;
 	o->retries = 1;
+	o->warmup = 1;
 	o->seed = 1;
 	o->threshold = 0.02;
 	o->jobs = 1;
@@ -123,6 +124,7 @@ int ab_plan_write(const struct ab_opts *o)
 		      "sets", ab_strings_json(o->sets, o->nset), "runs", o->runs, "until_ci", o->until_ci,
 		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
 		      "threshold", o->threshold, "calibrate", o->calibrate, "jobs", o->jobs);
+	json_object_set_new(j, "warmup", json_integer(o->warmup));
 	if (o->backend)
 		json_object_set_new(j, "backend", json_string(o->backend));
 	if (o->uri)
@@ -174,6 +176,8 @@ int ab_plan_read(const char *dir, struct ab_opts *o)
 		goto out;
 	}
 	o->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
+	if (json_is_integer(json_object_get(j, "warmup")))	/* plans before --warmup: the default */
+		o->warmup = (int)json_integer_value(json_object_get(j, "warmup"));
 	if (json_is_string(json_object_get(j, "backend")))
 		o->backend = xstrdup(json_string_value(json_object_get(j, "backend")));
 	if (json_is_string(json_object_get(j, "uri")))

@@ -30,6 +30,7 @@ struct ab_opts {
 	double until_ci;		/* stop when the CI is narrower than this % (0: off) */
 	int max_runs;			/* per side, with until_ci */
 	int retries;			/* per failed run */
+	int warmup;			/* boots before the first measured one, not compared */
 	uint64_t seed;			/* run order */
 	double threshold;		/* no-change band, fraction */
 	char *out_dir;

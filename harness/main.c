@@ -48,6 +48,7 @@ static void usage(FILE *f)
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
+	      "        [--warmup N]   boots before the first measured run, not compared (default 1)\n"
 	      "        [--backend qemu|libvirt [--uri U]]\n"
 	      "        [--hosts URI1,URI2,... [--mix-hosts]]   fan the pairs out over libvirt hosts\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
@@ -346,6 +347,7 @@ static int cmd_ab(int argc, char **argv)
 		{ "patched-set", required_argument, NULL, 'b' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "backend", required_argument, NULL, 'V' },
@@ -385,6 +387,7 @@ static int cmd_ab(int argc, char **argv)
 		case 'b': add_set(o.side[1].sets, &o.side[1].nset, optarg); break;
 		case 't': o.threshold = parse_pct(optarg, "--threshold") / 100; break;
 		case 'r': o.retries = parse_int(optarg, "--retries", 0, 10); break;
+		case 'W': o.warmup = parse_int(optarg, "--warmup", 0, 10); break;
 		case 'o': o.out_dir = xstrdup(optarg); break;
 		default: die("%s: see kpair help", argv[0]);
 		}

@@ -3,7 +3,7 @@
 # calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 21
+plan 24
 job="$ROOT/configs/jobs/smoke.job"
 ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
 
@@ -45,6 +45,13 @@ jqt "$WORK/aa/comparison.json" '[.metrics[] | select(.better != "none") | .verdi
 ok $? "A/A: no improved or regressed verdict"
 grep -q "runs for 5%" "$WORK/ab.out"
 ok $? "calibrate prints the CV and the runs needed"
+# one warm-up boot before the first measured run, kept on disk and never compared
+w=$(ls -d "$WORK"/aa/runs/warmup-* 2>/dev/null)
+is "$(echo "$w" | wc -w)/$(jqr "$w/result.json" .status 2>/dev/null)/$(jqr "$WORK/aa/ab.json" .warmup)" "1/ok/1" \
+	"calibrate boots one warm-up run first ($(basename "$w"))"
+jqt "$WORK/aa/comparison.json" '.metrics.write_s.n_a == 4 and .metrics.write_s.n_b == 4 and
+	(.order | length) == 8 and all(.order[]; .run_dir != "'"$(jqr "$w/result.json" .run_id)"'")'
+ok $? "the warm-up is not compared: 4 runs a side, 8 in the order"
 
 # kill the harness in the middle of an A/B, then resume it
 "$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 3 --seed 7 --set params.size=8M \
@@ -61,7 +68,7 @@ sleep 1
 ! pgrep -f "qemu-system.*$WORK/res/runs" >/dev/null
 ok $? "no QEMU outlives the SIGKILLed harness"
 pkill -9 -f "qemu-system.*$WORK/res/runs" 2>/dev/null
-n_before=$(ls "$WORK"/res/runs/*/result.json | wc -l)
+n_before=$(ls "$WORK"/res/runs/[0-9][0-9][0-9]-*/result.json | wc -l)
 [ "$n_before" -ge 3 ] && [ "$n_before" -lt 6 ]
 ok $? "killed after $n_before of 6 runs"
 "$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
@@ -77,8 +84,11 @@ total=$(cat "$WORK"/res/runs/[0-9][0-9][0-9]-stock/samples.jsonl "$WORK"/res/run
 is "$total" 24 "samples on disk: 6 runs x 4, no duplicates"
 
 # -j 2: two guests at once; the same plan, every run recorded once
-ab ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 2 -j 2 --seed 7 --set params.size=4M -o "$WORK/j2"
+ab ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 2 -j 2 --seed 7 --set params.size=4M \
+	--warmup 0 -o "$WORK/j2"
 is $? 0 "ab -j 2 completes"
+! ls -d "$WORK"/j2/runs/warmup-* >/dev/null 2>&1
+ok $? "--warmup 0: no warm-up boot"
 is "$(jq -r '[.order[] | "\(.index)-\(.side)-\(.status)"] | join(",")' "$WORK/j2/comparison.json")" \
 	"$(jq -r '[.order[:4][] | "\(.index)-\(.side)-ok"] | join(",")' "$WORK/big/comparison.json")" \
 	"-j 2 runs the planned order, each run once"

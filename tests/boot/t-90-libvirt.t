@@ -37,8 +37,8 @@ esac
 ok $rc "result.json records the transient domain (ACPI, on_reboot destroy, the results channel)"
 jqt "$WORK/lv/comparison.json" '.failed_runs == 0 and .metrics.write_s.n_a == 5 and .metrics.write_s.n_b == 5'
 ok $? "libvirt: 5 runs a side, none failed"
-med() { jq -s 'map(.times.wall_s) | sort | .[length / 2 | floor]' "$WORK"/$1/runs/*/result.json; }
-low() { jq -s 'map(.times.wall_s) | min' "$WORK"/$1/runs/*/result.json; }
+med() { jq -s 'map(.times.wall_s) | sort | .[length / 2 | floor]' "$WORK"/$1/runs/[0-9]*/result.json; }
+low() { jq -s 'map(.times.wall_s) | min' "$WORK"/$1/runs/[0-9]*/result.json; }
 ratio=$(echo "scale=3; $(med lv) / $(med qm)" | bc)
 echo "# per-run wall (QEMU start to exit), median: libvirt $(med lv) s, qemu $(med qm) s, ratio $ratio"
 # the bound is on the fastest run of each side: a busy host slows single runs of either backend
