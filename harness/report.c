@@ -85,6 +85,26 @@ static json_t *job_json(const struct job *job)
 			 "cache", job->cache);
 }
 
+double guest_poweron_at_hello(const json_t *hello, const json_t *done)
+{
+	double up_hello, up_done, p;
+
+	if (!hello || !done || !json_is_number(json_object_get(done, "poweron")))
+		return -1;
+	up_hello = json_number_value(json_object_get(hello, "uptime"));
+	up_done = json_number_value(json_object_get(done, "uptime"));
+	p = json_number_value(json_object_get(done, "poweron"));
+	/*
+	 * The guest's seconds since power-on at done, back to hello along its own
+	 * clock. A counter behind the kernel's clock did not start at the CPU's
+	 * reset (or does not run with it, as under icount): no figure, rather than
+	 * a wrong one.
+	 */
+	if (up_hello <= 0 || up_done < up_hello || p < up_done)
+		return -1;
+	return p - (up_done - up_hello);
+}
+
 json_t *result_json(const struct run_info *ri)
 {
 	const struct vm_result *vm = ri->vm;
@@ -109,17 +129,9 @@ json_t *result_json(const struct run_info *ri)
 			modules = json_number_value(json_object_get(s->hello, "modules_s"));
 	}
 	if (s && s->done) {
-		json_t *p = json_object_get(s->done, "poweron");
-
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
 		guest_done = json_number_value(json_object_get(s->done, "uptime"));
-		/*
-		 * The guest's seconds since power-on at done, back to hello along its own
-		 * clock. A counter behind the kernel's clock did not start at the CPU's
-		 * reset: no figure, rather than a wrong one.
-		 */
-		if (p && guest_boot > 0 && json_number_value(p) >= guest_done)
-			poweron = json_number_value(p) - (guest_done - guest_boot);
+		poweron = guest_poweron_at_hello(s->hello, s->done);
 	}
 	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,

@@ -36,6 +36,12 @@ struct run_info {
 
 /* the last @lines lines of @text, for excerpts (caller frees) */
 char *tail_lines(const char *text, int lines);
+/*
+ * The guest's seconds from power-on to hello, from the done record's poweron
+ * (its cycle counter at done) and the two records' uptimes; -1 where there is
+ * none, or it cannot be one (behind the kernel's clock).
+ */
+double guest_poweron_at_hello(const json_t *hello, const json_t *done);
 /* result.json as a new reference */
 json_t *result_json(const struct run_info *ri);
 /* write @dir/result.json atomically */

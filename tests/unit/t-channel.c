@@ -13,6 +13,7 @@
 
 #include "channel.h"
 #include "record.h"
+#include "report.h"
 
 /* what the callback saw */
 #define SEEN_MAX 64
@@ -782,6 +783,29 @@ static void test_guest_emitter(void **state)
 	free(buf);
 }
 
+/* done.poweron back to hello along the guest's clock, and the counters that cannot be one */
+static void test_poweron_at_hello(void **state)
+{
+	json_t *hello = json_pack("{s:f}", "uptime", 1.25);
+	json_t *done = json_pack("{s:f, s:f}", "uptime", 2.0, "poweron", 2.125);
+	json_t *plain = json_pack("{s:f}", "uptime", 2.0);
+	json_t *behind = json_pack("{s:f, s:f}", "uptime", 2.0, "poweron", 1.875);
+	json_t *early = json_pack("{s:f, s:f}", "uptime", 1.0, "poweron", 2.0);
+
+	(void)state;
+	assert_true(fabs(guest_poweron_at_hello(hello, done) - 1.375) < 1e-12);
+	assert_true(guest_poweron_at_hello(hello, plain) == -1);	/* no counter */
+	assert_true(guest_poweron_at_hello(hello, behind) == -1);	/* behind the kernel's clock */
+	assert_true(guest_poweron_at_hello(hello, early) == -1);	/* done before hello */
+	assert_true(guest_poweron_at_hello(NULL, done) == -1);
+	assert_true(guest_poweron_at_hello(hello, NULL) == -1);
+	json_decref(hello);
+	json_decref(done);
+	json_decref(plain);
+	json_decref(behind);
+	json_decref(early);
+}
+
 /*
  * Fuzzing: mutants of the valid stream. Each must be accepted or refused
  * with a reason, the same reason however it is split, and what the callback
@@ -1106,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_failed_ignores_input),
 		cmocka_unit_test(test_check_record_alone),
 		cmocka_unit_test(test_guest_emitter),
+		cmocka_unit_test(test_poweron_at_hello),
 		cmocka_unit_test(test_fuzz),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
