@@ -401,7 +401,7 @@ out_umount:
 int main(void)
 {
 	static struct agent_job job;
-	double modules_s;
+	double init_uptime = uptime(), modules_s;	/* the kernel's uptime as it ran init */
 	char why[600];
 	int fd;
 
@@ -424,7 +424,7 @@ int main(void)
 		rec_set_echo(STDOUT_FILENO);	/* /dev/console, which the kernel gave init */
 	if (read_job(&job) < 0)
 		power_off();
-	rec_hello(job.workload, uptime(), modules_s, sysconf(_SC_PAGESIZE));
+	rec_hello(job.workload, uptime(), init_uptime, modules_s, sysconf(_SC_PAGESIZE));
 	/* one line on the console, so even a quiet kernel's console shows how far the guest got */
 	say("%s started at %.3f s", job.workload, uptime());
 	run_job(&job);

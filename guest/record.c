@@ -134,7 +134,8 @@ uint64_t rec_samples(void)
 	return rec_nsamples;
 }
 
-int rec_hello(const char *workload, double uptime, double modules_s, long page_size)
+int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,
+	      long page_size)
 {
 	struct utsname u;
 	struct rbuf r;
@@ -150,8 +151,8 @@ int rec_hello(const char *workload, double uptime, double modules_s, long page_s
 	rb_str(&r, u.version);
 	rb_put(&r, ",\"machine\":");
 	rb_str(&r, u.machine);
-	rb_put(&r, ",\"page_size\":%ld,\"uptime\":%.6f,\"modules_s\":%.6f", page_size, uptime,
-	       modules_s);
+	rb_put(&r, ",\"page_size\":%ld,\"uptime\":%.6f,\"init_uptime\":%.6f,\"modules_s\":%.6f",
+	       page_size, uptime, init_uptime, modules_s);
 	return rb_send(&r);
 }
 

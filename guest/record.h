@@ -20,7 +20,9 @@
 void rec_set_fd(int fd);
 /* also write each record to @fd (the console) as one "kpair-record: <record>" line */
 void rec_set_echo(int fd);
-int rec_hello(const char *workload, double uptime, double modules_s, long page_size);
+/* @init_uptime: the uptime when the agent started as init; @modules_s: its finit_module time */
+int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,
+	      long page_size);
 int rec_sample(const char *metric, const char *unit, double value);
 int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -41,7 +41,7 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 {
 	const char *t, *s1, *s2, *s3, *s4;
 	json_int_t seq, i1;
-	json_t *v1 = NULL, *v2 = NULL, *v3;
+	json_t *v1 = NULL, *v2 = NULL, *v3 = NULL;
 	json_error_t jerr;
 	json_t *j;
 	int r;
@@ -72,13 +72,15 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 	if (!strcmp(t, "hello")) {
 		*type = REC_HELLO;
 		r = json_unpack_ex(j, &jerr, JSON_STRICT,
-				   "{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s?o}", "type", &t,
+				   "{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s?o, s?o}", "type", &t,
 				   "seq", &seq, "agent", &s1, "workload", &s2, "release", &s3,
 				   "version", &s4, "machine", &s1, "page_size", &i1,
-				   "uptime", &v1, "modules_s", &v2);
+				   "uptime", &v1, "modules_s", &v2, "init_uptime", &v3);
 		if (!r && (!finite_number(v1) || i1 <= 0 || (i1 & (i1 - 1)) ||
-			   (v2 && (!finite_number(v2) || json_number_value(v2) < 0)))) {
-			snprintf(why, whylen, "hello: bad uptime, page_size or modules_s");
+			   (v2 && (!finite_number(v2) || json_number_value(v2) < 0)) ||
+			   (v3 && (!finite_number(v3) || json_number_value(v3) < 0 ||
+				   json_number_value(v3) > json_number_value(v1))))) {
+			snprintf(why, whylen, "hello: bad uptime, page_size, modules_s or init_uptime");
 			goto out_bad;
 		}
 	} else if (!strcmp(t, "sample")) {

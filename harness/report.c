@@ -111,7 +111,7 @@ json_t *result_json(const struct run_info *ri)
 	const struct samples *s = ri->samples;
 	enum run_status st = ri->setup_error ? RUN_SETUP_FAILED : vm->status;
 	json_t *j, *times, *mods = json_array(), *guest = json_null();
-	double guest_boot = -1, workload = -1, guest_done = -1, modules = -1, poweron = -1;
+	double guest_boot = -1, workload = -1, guest_done = -1, modules = -1, poweron = -1, init = -1;
 	char *cpu = host_cpu(), *excerpt;
 	struct utsname u;
 	int i;
@@ -127,13 +127,15 @@ json_t *result_json(const struct run_info *ri)
 		guest_boot = json_number_value(json_object_get(s->hello, "uptime"));
 		if (json_object_get(s->hello, "modules_s"))
 			modules = json_number_value(json_object_get(s->hello, "modules_s"));
+		if (json_object_get(s->hello, "init_uptime"))
+			init = json_number_value(json_object_get(s->hello, "init_uptime"));
 	}
 	if (s && s->done) {
 		workload = json_number_value(json_object_get(s->done, "workload_s"));
 		guest_done = json_number_value(json_object_get(s->done, "uptime"));
 		poweron = guest_poweron_at_hello(s->hello, s->done);
 	}
-	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	times = json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			  "prepare_s", ri->prepare_s,
 			  "first_console_s", jnum(vm ? vm->first_console : -1),
 			  "boot_s", jnum(vm ? vm->hello : -1),
@@ -141,6 +143,8 @@ json_t *result_json(const struct run_info *ri)
 			  /* power-on to hello by the guest's cycle counter: guest_boot_s, and
 			   * the firmware and kernel setup before the kernel's clock starts */
 			  "guest_poweron_s", jnum(poweron),
+			  /* of guest_boot_s, the kernel's own boot: its uptime as it ran init */
+			  "init_s", jnum(init),
 			  /* of guest_boot_s, the agent's finit_module of every module */
 			  "modules_s", jnum(modules),
 			  "first_sample_s", jnum(vm ? vm->first_sample : -1),

@@ -2,7 +2,7 @@
 # boot + channel + samples + report: the smoke workload on ext4 and xfs in real guests
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 34
+plan 36
 mib16=16777216
 for fs in ext4 xfs; do
 	kpair_run "smoke-$fs" "$ROOT/configs/jobs/smoke.job" --kernel "$KERNEL" \
@@ -25,6 +25,9 @@ for fs in ext4 xfs; do
 	# the Debian kernel's drivers are modules: loading them is part of the guest's boot
 	jqt "$r" '.times.modules_s > 0 and .times.modules_s < .times.guest_boot_s'
 	ok $? "$fs: module loading timed by the guest ($(jqr "$r" .times.modules_s) s)"
+	# the kernel's own boot ends where the agent starts as init; modules come after it
+	jqt "$r" '.times.init_s > 0.1 and .times.init_s + .times.modules_s < .times.guest_boot_s'
+	ok $? "$fs: init at uptime $(jqr "$r" .times.init_s) s, then modules, then hello"
 	# the guest's TSC counts from its power-on: the kernel's clock starts later, and QEMU
 	# starts before the guest's CPU does
 	jqt "$r" '.times.guest_poweron_s > .times.guest_boot_s and .times.guest_poweron_s < .times.boot_s'

@@ -578,24 +578,32 @@ static const struct bad_case bad_cases[] = {
 	    "record 0: bad JSON", 0),
 	BAD("hello uptime a string",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":\"1\""),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("hello page_size 0",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":0,\"uptime\":1"),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("hello page_size not a power of two",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":3000,\"uptime\":1"),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("hello page_size negative",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":-4096,\"uptime\":1"),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("hello modules_s negative",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":1,"
 		    "\"modules_s\":-0.5"),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
+	BAD("hello init_uptime after its uptime",
+	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":1,"
+		    "\"init_uptime\":1.5"),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
+	BAD("hello init_uptime negative",
+	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":1,"
+		    "\"init_uptime\":-1"),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("hello modules_s a string",
 	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":1,"
 		    "\"modules_s\":\"0.4\""),
-	    "hello: bad uptime, page_size or modules_s", 0),
+	    "hello: bad uptime, page_size, modules_s or init_uptime", 0),
 	BAD("done uptime 1e999", DONE_F("\"samples\":0,\"uptime\":1e999,\"workload_s\":1"),
 	    "record 1: bad JSON", 1),
 	BAD("done workload_s a string", DONE_F("\"samples\":0,\"uptime\":1,\"workload_s\":\"1\""),
@@ -718,7 +726,7 @@ static void test_guest_emitter(void **state)
 	capture_start(&cap);	/* rec_error also says it on stderr */
 	assert_int_equal(rec_error("mount", ENOENT, "cannot mount '%s': %s", "/dev/vda",
 				   strerror(ENOENT)), -1);
-	assert_int_equal(rec_hello("smoke", 1.25, 0.5, 4096), 0);
+	assert_int_equal(rec_hello("smoke", 1.25, 0.625, 0.5, 4096), 0);
 	assert_int_equal(rec_sample("write_s", "s", 0.125), 0);
 	assert_int_equal(rec_sample(metric, "B/s", -2.5e300), 0);
 	assert_int_equal(rec_sample("tiny", "", 1e-300), 0);
@@ -764,6 +772,7 @@ static void test_guest_emitter(void **state)
 	assert_int_equal(json_integer_value(json_object_get(s.rec[1], "page_size")), 4096);
 	assert_true(json_number_value(json_object_get(s.rec[1], "uptime")) == 1.25);
 	assert_true(json_number_value(json_object_get(s.rec[1], "modules_s")) == 0.5);
+	assert_true(json_number_value(json_object_get(s.rec[1], "init_uptime")) == 0.625);
 	assert_int_equal(s.type[2], REC_SAMPLE);
 	assert_true(json_number_value(json_object_get(s.rec[2], "value")) == 0.125);
 	assert_string_equal(json_string_value(json_object_get(s.rec[3], "metric")), metric);
