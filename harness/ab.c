@@ -90,11 +90,17 @@ static const struct metric *primary(const struct cmp *c)
 }
 
 /* one run at index @idx: loaded when already on disk, else run now */
+/* the directory of run @idx of @side, or of its warm-up when @idx < 0 (caller frees) */
+static char *run_dir(const struct ab_opts *o, int idx, int side)
+{
+	return idx < 0 ? xasprintf("%s/runs/warmup-%s", o->out_dir, side_names[side]) :
+	       xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
+}
+
 static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *host,
 		      struct progress *pg)
 {
-	char *dir = idx < 0 ? xasprintf("%s/runs/warmup-%s", o->out_dir, side_names[side]) :
-		    xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
+	char *dir = run_dir(o, idx, side);
 	char *res = xasprintf("%s/result.json", dir);
 	char *sets[2 * AB_MAX_SETS];
 	struct run_opts ro = { 0 };
@@ -170,10 +176,11 @@ static int record(json_t *order, int idx, int side, const char *host, json_t *r,
 
 static int run_on_disk(const struct ab_opts *o, int idx, int side)
 {
-	char *res = xasprintf("%s/runs/%03d-%s/result.json", o->out_dir, idx, side_names[side]);
+	char *dir = run_dir(o, idx, side), *res = xasprintf("%s/result.json", dir);
 	int have = path_exists(res);
 
 	free(res);
+	free(dir);
 	return have;
 }
 
@@ -238,10 +245,13 @@ static void run_batch(const struct ab_opts *o, const int *idx, const int *side,
 static void warm_up(const struct ab_opts *o, int *warmed, int side, const char *host,
 		    struct progress *pg)
 {
-	char *dir = xasprintf("%s/runs/warmup-%s", o->out_dir, side_names[side]);
+	char *dir;
 	int i;
 
-	for (i = 0; !*warmed && i < o->warmup; i++) {
+	if (*warmed)
+		return;
+	dir = run_dir(o, -1, side);
+	for (i = 0; i < o->warmup; i++) {
 		json_t *r;
 
 		rm_rf(dir);	/* a resume's warm-up boots again */
