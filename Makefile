@@ -37,6 +37,7 @@ HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
+HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
 SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent cycles $(SHARED)
 

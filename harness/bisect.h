@@ -1,6 +1,7 @@
 /*
- * bisect.h - the first patch of a quilt series whose A/B against the series
- * base is `regressed` on one metric. Kernels for each prefix of the series
+ * bisect.h - the first patch of a quilt series (or the first commit of a git
+ * range good..bad, on bad's first-parent line) whose A/B against the base is
+ * `regressed` on one metric. Kernels for each prefix of the series
  * come from kernel_build (cached by key: a prefix built once is never built
  * again), each step's A/B lives in DIR/step-KK/ and is replayed rather than
  * rerun when it is already on disk; an inconclusive step gets more runs
@@ -15,6 +16,8 @@ struct bisect_opts {
 	const char *job_path;
 	const char *source;		/* linux-source-6.1 or a tree */
 	const char *series;		/* quilt series file */
+	const char *good, *bad;		/* or: git revisions of the source tree */
+	const char *config;		/* whole .config for git builds (NULL: the fragment) */
 	const char *metric;
 	const char *fragment;		/* NULL: the target's */
 	const char *target;		/* NULL: the job's */
@@ -27,7 +30,7 @@ struct bisect_opts {
 };
 
 /*
- * Returns 0 when a first bad patch was found, 1 when the whole series does
+ * Returns 0 when a first bad patch (commit) was found, 1 when the whole series does
  * not regress the metric, 2 on bad input, 3 when a build or the runs failed.
  */
 int bisect_run(const struct bisect_opts *o);

@@ -7,33 +7,20 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "build.h"
+#include "buildtree.h"
 #include "source.h"
 #include "config.h"
+#include "gitsrc.h"
+#include "kconfig.h"
 #include "kernel.h"
 #include "spawn.h"
 #include "util.h"
 
 #define BUILD_TIMEOUT_MS (3 * 3600 * 1000)
-
-struct tree {
-	char *name;		/* for ids: linux-source-6.1, or the directory's base name */
-	char *src;		/* the source tree */
-	char *work;		/* images/build/<name>-<target> */
-	char *obj;		/* work/obj: the O= directory */
-	char *version;		/* VERSION.PATCHLEVEL.SUBLEVEL, plus the package version */
-	int lock;
-};
-
-struct karch {
-	const char *target_arch;	/* Debian arch of the target file */
-	const char *arch;		/* kernel ARCH= */
-	const char *cross;		/* CROSS_COMPILE= */
-	const char *image;		/* make target and its path under obj */
-	const char *image_path;
-};
 
 static const struct karch karchs[] = {
 	{ "amd64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage" },
@@ -61,6 +48,24 @@ static int tree_open(const struct build_spec *spec, struct tree *t)
 
 	memset(t, 0, sizeof(*t));
 	t->lock = -1;
+	if (spec->git) {
+		/* one work tree and O= per repository and target, whatever the revision */
+		uint64_t h = 1469598103934665603ULL;
+		const char *c;
+		char *desc = gitsrc_describe(spec->git, spec->sha);
+
+		for (c = spec->git->git_dir; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		t->name = xasprintf("git-%s", spec->git->name);
+		t->work = xasprintf("%s/images/build/%s-%08llx-%s", kpair_root(), t->name,
+				    (unsigned long long)(h & 0xffffffffULL), spec->target);
+		/* --config-only never touches the builds' O= (kbuild would rebuild them) */
+		t->obj = xasprintf("%s/%s", t->work, spec->config_only ? "config-only" : "obj");
+		t->src = xasprintf("%s/src", t->work);
+		t->version = xasprintf("%s (git %s)", desc ? desc : "?", spec->sha);
+		free(desc);
+		goto lock;
+	}
 	if (strchr(spec->source, '/')) {
 		base = strrchr(spec->source, '/')[1] ? strrchr(spec->source, '/') + 1 : spec->source;
 		t->name = xstrdup(base);
@@ -75,6 +80,7 @@ static int tree_open(const struct build_spec *spec, struct tree *t)
 	t->obj = xasprintf("%s/obj", t->work);
 	if (!t->src)
 		t->src = xasprintf("%s/src", t->work);
+lock:
 	if (mkdir_p(t->obj, 0755) < 0)
 		return -1;
 	lock = xasprintf("%s/.lock", t->work);
@@ -82,6 +88,8 @@ static int tree_open(const struct build_spec *spec, struct tree *t)
 	free(lock);
 	if (t->lock < 0 || flock(t->lock, LOCK_EX) < 0)
 		return error("cannot lock '%s': %s", t->work, strerror(errno));
+	if (spec->git)
+		return 0;	/* checked out only when the build is not cached */
 	if (!strchr(spec->source, '/') && source_unpack_package(spec->source, t->work, t->src, &pkgver) < 0)
 		return -1;
 	mv = source_version(t->src);
@@ -177,12 +185,12 @@ out:
 	return ret;
 }
 
-static int kmake(const struct tree *t, const struct karch *ka, const char *what, int jobs,
-		 const char *log, int timeout_ms)
+int kmake_var(const struct tree *t, const struct karch *ka, const char *what,
+		     const char *var, int jobs, const char *log, int timeout_ms)
 {
 	char *o = xasprintf("O=%s", t->obj), *a = xasprintf("ARCH=%s", ka->arch);
 	char *c = xasprintf("CROSS_COMPILE=%s", ka->cross), *j = xasprintf("-j%d", jobs);
-	const char *argv[] = { "make", "-C", t->src, o, a, c, j, what, NULL };
+	const char *argv[] = { "make", "-C", t->src, o, a, c, j, what, var, NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
 	int fd, ret = -1;
 
@@ -192,7 +200,8 @@ static int kmake(const struct tree *t, const struct karch *ka, const char *what,
 	}
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		dprintf(fd, "$ make %s %s %s %s %s\n%s%s\n", o, a, c, j, what, r.out, r.err);
+		dprintf(fd, "$ make %s %s %s %s %s %s\n%s%s\n", o, a, c, j, what, var ? var : "",
+			r.out, r.err);
 		close(fd);
 	}
 	if (r.exit_code) {
@@ -212,6 +221,12 @@ out:
 	free(c);
 	free(j);
 	return ret;
+}
+
+int kmake(const struct tree *t, const struct karch *ka, const char *what, int jobs,
+		 const char *log, int timeout_ms)
+{
+	return kmake_var(t, ka, what, NULL, jobs, log, timeout_ms);
 }
 
 /* tinyconfig, then the fragment merged onto it, then olddefconfig; warns of dropped options */
@@ -305,13 +320,28 @@ out:
  */
 static char *prekey_path(const struct tree *t, const struct build_spec *spec, const char *frag)
 {
-	char *in = xasprintf("%s/prekey-input", t->work), *text, *f = NULL, *out = NULL;
+	char *in = xasprintf("%s/prekey-input", t->work), *text, *f = NULL, *out = NULL, *w = NULL;
 	char hex[65];
 
 	if (read_file(frag, &f, NULL) < 0)
 		goto out;
-	text = with_patches(xasprintf("kpair-prekey 1\nsource %s\ntarget %s\n%s", t->version,
-					spec->target, f), spec);
+	if (spec->config) {
+		/* a whole config: its text and what kpair forces on it besides the fragment */
+		char *wpath = xasprintf("%s/configs/kconfig/%s.whole.config", kpair_root(),
+					spec->target), *extra = NULL, *user = NULL;
+		int bad = read_file(spec->config, &user, NULL) < 0 ||
+			(path_exists(wpath) && read_file(wpath, &extra, NULL) < 0);
+
+		w = bad ? NULL : xasprintf("\nwhole config\n%s\nwhole extra\n%s", user,
+					   extra ? extra : "");
+		free(wpath);
+		free(extra);
+		free(user);
+		if (bad)
+			goto out;
+	}
+	text = with_patches(xasprintf("kpair-prekey 2\nsource %s\ntarget %s\n%s%s", t->version,
+					spec->target, f, w ? w : ""), spec);
 	if (text && write_file_atomic(in, text, strlen(text)) == 0 && sha256_file(in, hex) == 0)
 		out = xasprintf("%s/prekeys/%s", t->work, hex);
 	free(text);
@@ -319,82 +349,82 @@ out:
 	unlink(in);
 	free(in);
 	free(f);
+	free(w);
 	return out;
 }
 
-static int install(const struct tree *t, const struct build_spec *spec, const struct karch *ka,
-		   const char *id, double secs, const char *log, const char *key)
+int build_config_fits(const char *config, const char *target_name)
 {
-	char *store = kernel_store(), *dir = xasprintf("%s/%s", store, id);
-	char *tmp = NULL, *release = NULL, *cfg = NULL;
-	struct {
-		const char *from, *to;
-	} files[] = { { ka->image_path, "vmlinuz" }, { "vmlinux", "vmlinux" }, { ".config", "config" },
-		      { "System.map", "System.map" }, { "include/config/kernel.release", "release" } };
-	json_t *patches = json_array(), *j;
-	size_t i;
+	struct target target;
+	char *text = NULL;
+	const char *arch;
 	int ret = -1;
 
-	tmp = make_temp_dir(store, id);	/* the caller holds the store lock */
-	if (!tmp)
+	target_init(&target);
+	if (target_load(&target, target_name) < 0 || read_file(config, &text, NULL) < 0)
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		char *from = xasprintf("%s/%s", t->obj, files[i].from);
-		char *to = xasprintf("%s/%s", tmp, files[i].to);
-		int bad = copy_file(from, to) < 0;
-
-		free(from);
-		free(to);
-		if (bad && strcmp(files[i].to, "vmlinux"))
-			goto out_rm;
-	}
-	{
-		char *rp = xasprintf("%s/release", tmp), *cp = xasprintf("%s/config", tmp);
-
-		if (read_file(rp, &release, NULL) < 0 || read_file(cp, &cfg, NULL) < 0) {
-			free(rp);
-			free(cp);
-			goto out_rm;
-		}
-		free(rp);
-		free(cp);
-		release[strcspn(release, "\n")] = '\0';
-	}
-	for (i = 0; i < (size_t)spec->npatches; i++) {
-		char hex[65];
-
-		if (sha256_file(spec->patches[i], hex) < 0)
-			goto out_rm;
-		json_array_append_new(patches, json_pack("{s:s, s:s}", "file", spec->patches[i],
-							 "sha256", hex));
-	}
-	j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:s}}",
-		      "id", id, "release", release, "arch", kconfig_arch(cfg), "debian_arch",
-		      ka->target_arch, "page_size", (json_int_t)kconfig_page_size(cfg),
-		      "image", "vmlinuz", "source", "type", "build", "source", spec->source,
-		      "version", t->version, "fragment", spec->fragment, "key", key,
-		      "patches", patches, "build_s", secs, "log", log);
-	patches = NULL;
-	if (!j || kernel_write_json(tmp, j) < 0) {
-		json_decref(j);
-		goto out_rm;
-	}
-	json_decref(j);
-	if (chmod(tmp, 0755) < 0 || rename(tmp, dir) < 0) {
-		error("cannot move '%s' to '%s': %s", tmp, dir, strerror(errno));
-		goto out_rm;
-	}
-	ret = 0;
-	goto out;
-out_rm:
-	rm_rf(tmp);
+	arch = kconfig_arch(text);
+	if (!strstr(text, "\nCONFIG_") && strncmp(text, "CONFIG_", 7))
+		error("config '%s' has no CONFIG_ line: not a kernel .config", config);
+	else if (strcmp(arch, target.arch))
+		error("config '%s' is for architecture '%s', target '%s' wants '%s'", config, arch,
+		      target.name, target.arch);
+	else
+		ret = 0;
 out:
-	json_decref(patches);
-	free(release);
+	free(text);
+	target_release(&target);
+	return ret;
+}
+
+/* the last @n lines of @path (caller frees) */
+static char *log_tail(const char *path, int n)
+{
+	char *buf = NULL, *p, *out;
+
+	if (read_file(path, &buf, NULL) < 0)
+		return xstrdup("");
+	p = buf + strlen(buf);
+	while (p > buf && p[-1] == '\n')
+		*--p = '\0';
+	while (p > buf && n > 0)
+		if (*--p == '\n')
+			n--;
+	out = xstrdup(p + (*p == '\n'));
+	free(buf);
+	return out;
+}
+
+/* a cached build of a whole config says what kpair forced onto it, as the build did */
+static void say_cached_forced(const struct build_spec *spec, const struct kernel *k)
+{
+	json_t *forced = json_object_get(json_object_get(json_object_get(k->json, "source"),
+							 "config"), "forced");
+
+	if (spec->config)
+		build_say_forced(spec->config, spec->target, forced);
+}
+
+/* the image, then the modules when the config has them; a failure names the revision */
+static int build_image_and_modules(const struct tree *t, const struct karch *ka,
+				   const struct build_spec *spec, const char *log)
+{
+	char *cfgpath = xasprintf("%s/.config", t->obj), *cfg = NULL, *tail;
+	int jobs = spec->jobs > 0 ? spec->jobs : 2, ret;
+
+	ret = read_file(cfgpath, &cfg, NULL);
+	if (!ret)
+		ret = kmake(t, ka, ka->image, jobs, log, BUILD_TIMEOUT_MS);
+	if (!ret && strstr(cfg, "\nCONFIG_MODULES=y\n"))
+		ret = kmake(t, ka, "modules", jobs, log, BUILD_TIMEOUT_MS);
+	if (ret < 0 && spec->git) {
+		tail = log_tail(log, 15);
+		error("the build of revision '%s' (%.12s) failed; the last lines of %s:\n%s",
+		      spec->rev, spec->sha, log, tail);
+		free(tail);
+	}
 	free(cfg);
-	free(tmp);
-	free(dir);
-	free(store);
+	free(cfgpath);
 	return ret;
 }
 
@@ -404,6 +434,7 @@ int kernel_build(const struct build_spec *spec, char **id)
 	struct target target;
 	struct tree t = { .lock = -1 };
 	char key[65], *log = NULL, *frag = NULL, *kj = NULL, *pre = NULL;
+	json_t *forced = NULL;
 	struct kernel k;
 	double t0;
 	size_t i;
@@ -432,12 +463,14 @@ int kernel_build(const struct build_spec *spec, char **id)
 			error("patch '%s' does not exist", spec->patches[i]);
 			goto out;
 		}
+	if (spec->config && build_config_fits(spec->config, spec->target) < 0)
+		goto out;
 	if (tree_open(spec, &t) < 0)
 		goto out;
 	if (revert_applied(&t) < 0)	/* an interrupted build left patches in */
 		goto out;
 	log = xasprintf("%s/build.log", t.work);
-	pre = prekey_path(&t, spec, frag);
+	pre = spec->config_only ? NULL : prekey_path(&t, spec, frag);
 	if (pre && path_exists(pre)) {
 		char *cached = NULL;
 
@@ -445,6 +478,7 @@ int kernel_build(const struct build_spec *spec, char **id)
 			cached[strcspn(cached, "\n")] = '\0';
 			if (kernel_load(cached, &k) == 0) {
 				info("build: %s is cached", cached);
+				say_cached_forced(spec, &k);
 				*id = cached;
 				ret = 0;
 				goto out;
@@ -452,6 +486,8 @@ int kernel_build(const struct build_spec *spec, char **id)
 			free(cached);
 		}
 	}
+	if (spec->git && gitsrc_checkout(spec->git, spec->sha, t.src) < 0)
+		goto out;
 	/* patches first: one that does not apply stops everything before any build step */
 	if (apply_patches(&t, spec) < 0)
 		goto out_revert;
@@ -459,10 +495,21 @@ int kernel_build(const struct build_spec *spec, char **id)
 		struct build_spec s2 = *spec;
 
 		s2.fragment = frag;
-		if (configure(&t, ka, frag, log) < 0 || build_key(&t, &s2, key) < 0)
+		if ((spec->config ? configure_whole(&t, ka, spec->config, frag, target.name, log,
+					       &forced) :
+		     configure(&t, ka, frag, log)) < 0 || build_key(&t, &s2, key) < 0)
 			goto out_revert;
 	}
-	*id = xasprintf("%s-%s-%.12s", t.name, target.name, key);
+	if (spec->config_only) {
+		printf("config %s/.config (%zu option%s forced)\n", t.obj, json_array_size(forced),
+		       json_array_size(forced) == 1 ? "" : "s");
+		ret = 0;
+		goto out_revert;
+	}
+	if (spec->git)
+		*id = xasprintf("%s-%.12s-%s-%.12s", t.name, spec->sha, target.name, key);
+	else
+		*id = xasprintf("%s-%s-%.12s", t.name, target.name, key);
 	{
 		char *store = kernel_store();
 
@@ -471,20 +518,28 @@ int kernel_build(const struct build_spec *spec, char **id)
 	}
 	if (path_exists(kj) && kernel_load(*id, &k) == 0) {
 		info("build: %s is cached", *id);
+		say_cached_forced(spec, &k);
 		ret = 0;
 		goto out_prekey;
 	}
 	info("build: %s (%s, %d patch%s) in %s", *id, t.version, spec->npatches,
 	     spec->npatches == 1 ? "" : "es", t.obj);
 	t0 = mono_now();
-	if (kmake(&t, ka, ka->image, spec->jobs > 0 ? spec->jobs : 2, log, BUILD_TIMEOUT_MS) < 0)
+	if (build_image_and_modules(&t, ka, spec, log) < 0)
 		goto out_revert;
 	{
 		struct build_spec s2 = *spec;
 		int lock = kernel_store_lock();
+		json_t *extra = json_pack("{s:{s:s, s:s?, s:O?}}", "config", "kind",
+					  spec->config ? "whole" : "fragment", "file", spec->config,
+					  "forced", forced);
 
+		if (spec->git)
+			json_object_set_new(extra, "git", gitsrc_json(spec->git, spec->rev,
+								      spec->sha));
 		s2.fragment = frag;
-		ret = install(&t, &s2, ka, *id, mono_now() - t0, log, key);
+		ret = build_install(&t, &s2, ka, *id, mono_now() - t0, log, key, extra);
+		json_decref(extra);
 		if (lock >= 0)
 			close(lock);
 	}
@@ -506,6 +561,7 @@ out:
 		free(*id);
 		*id = NULL;
 	}
+	json_decref(forced);
 	kernel_release(&k);
 	target_release(&target);
 	tree_release(&t);

@@ -257,7 +257,59 @@ int kernel_store_lock(void)
 	return fd;
 }
 
+/*
+ * debian:latest-<flavour>: the ABI the registry's linux-image-<flavour>
+ * depends on today, as a debian:<abi>-<flavour> spec (caller frees)
+ */
+static char *resolve_latest(const char *spec)
+{
+	const char *flavour = spec + 7 + 7, *arch = release_arch(spec + 7), *dep, *p;
+	char hostarch[32], *pkg = NULL, *out = NULL;
+	struct spawn_result r = SPAWN_RESULT_INIT;
+
+	if (!arch || host_arch(hostarch, sizeof(hostarch)) < 0) {
+		error("kernel spec '%s': unknown flavour (amd64, 686, 686-pae, arm64, ...)", spec);
+		return NULL;
+	}
+	if (strcmp(arch, hostarch) && ensure_foreign_arch(arch) < 0)
+		return NULL;
+	pkg = strcmp(arch, hostarch) ? xasprintf("linux-image-%s:%s", flavour, arch) :
+		xasprintf("linux-image-%s", flavour);
+	{
+		const char *argv[] = { "apt-cache", "show", "--no-all-versions", pkg, NULL };
+
+		if (spawn_checked(argv, NULL, 120000, &r) < 0)
+			goto out;
+	}
+	dep = r.out ? strstr(r.out, "\nDepends: ") : NULL;
+	p = dep ? strstr(dep, "linux-image-") : NULL;
+	if (!p || p > dep + strcspn(dep + 1, "\n") + 1) {
+		error("kernel spec '%s': %s depends on no linux-image-<abi>-%s package", spec, pkg,
+		      flavour);
+		goto out;
+	}
+	p += strlen("linux-image-");
+	out = xasprintf("debian:%.*s", (int)strcspn(p, " ,\n"), p);
+	info("kernel: %s is %s today", spec, out);
+out:
+	spawn_result_release(&r);
+	free(pkg);
+	return out;
+}
+
 int kernel_fetch(const char *spec, struct kernel *out)
+{
+	if (!strncmp(spec, "debian:latest-", 14)) {
+		char *resolved = resolve_latest(spec);
+		int ret = resolved ? kernel_fetch(resolved, out) : -1;
+
+		free(resolved);
+		return ret;
+	}
+	return kernel_fetch_abi(spec, out);
+}
+
+int kernel_fetch_abi(const char *spec, struct kernel *out)
 {
 	char *store = kernel_store(), *dir = NULL, *tmp = NULL, *pkg = NULL, *pkgarg = NULL;
 	char *deb = NULL, *version = NULL, *config = NULL, *cfgpath = NULL;
@@ -526,7 +578,7 @@ out:
 }
 
 /* an ELF note "Xen", type XEN_ELFNOTE_PHYS32_ENTRY (18): QEMU's PVH entry point */
-static int elf_has_pvh_note(const char *path)
+int kernel_elf_has_pvh_note(const char *path)
 {
 	char *buf;
 	size_t len, i;
@@ -574,7 +626,7 @@ int kernel_pvh_image(const struct kernel *k, char **path)
 		if (lock >= 0)
 			close(lock);
 	}
-	if (!ret && !elf_has_pvh_note(out)) {
+	if (!ret && !kernel_elf_has_pvh_note(out)) {
 		unlink(out);
 		goto out;
 	}

@@ -23,8 +23,13 @@ void kernel_release(struct kernel *k);
 
 /* images/kernels, under the project root (caller frees) */
 char *kernel_store(void);
-/* "debian:6.1.0-57-amd64": download, unpack and describe; a cache hit when present */
+/*
+ * "debian:6.1.0-57-amd64": download, unpack and describe; a cache hit when
+ * present. "debian:latest-amd64": the newest ABI the registry offers.
+ */
 int kernel_fetch(const char *spec, struct kernel *out);
+/* the same without debian:latest-<flavour>, which kernel_fetch resolves first */
+int kernel_fetch_abi(const char *spec, struct kernel *out);
 /* load images/kernels/<id_or_dir>/kernel.json */
 int kernel_load(const char *id_or_dir, struct kernel *k);
 /* print every kernel in the store */
@@ -37,6 +42,9 @@ int kernel_list(void);
  * it. *path is set (caller frees) or left NULL when the kernel has no PVH.
  */
 int kernel_pvh_image(const struct kernel *k, char **path);
+
+/* is @path an ELF with the PVH entry note ("Xen", type 18)? */
+int kernel_elf_has_pvh_note(const char *path);
 
 /* write @dir/kernel.json (@j borrowed) atomically */
 int kernel_write_json(const char *dir, json_t *j);

@@ -13,6 +13,8 @@
 #include "compare.h"
 #include "config.h"
 #include "kernel.h"
+#include "kernel-cmd.h"
+#include "sides.h"
 #include "nightly.h"
 #include "export.h"
 #include "run.h"
@@ -38,14 +40,20 @@ static void usage(FILE *f)
 	      "\n"
 	      "  kernel fetch debian:<abi>-<flavour>   fetch a packaged kernel into images/kernels/\n"
 	      "  kernel list                           kernels in the store\n"
-	      "  kernel build --source linux-source-6.1|DIR [--config FRAGMENT] [--patch P]...\n"
-	      "        [--target T] [-j N]            build a kernel (cached by source+config+patches)\n"
+	      "  kernel build --source linux-source-6.1|DIR [--rev REV] [--patch P]...\n"
+	      "        [--config FILE|debian:ABI | --fragment F] [--target T] [-j N] [--config-only]\n"
+	      "                                      build a kernel (cached by source+config+patches);\n"
+	      "                                      a git DIR builds REV (default HEAD) in kpair's own\n"
+	      "                                      checkout; --config: a whole .config\n"
 	      "  kernel pair --source S --patch P...   stock and patched, sharing objects\n"
+	      "  kernel import BUILD_DIR | --image F --config F [--modules DIR]\n"
+	      "                                      a kernel you built, into the store as it is\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs|--plain-initramfs] [-q]\n"
 	      "        (no --kernel: the target's default kernel)\n"
 	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n"
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
+	      "        [--source GIT_DIR [--config FILE|debian:ABI]]   K1, K2: git revisions, built\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
 	      "        [--warmup N]   boots before the first measured run, not compared (default 1)\n"
@@ -61,6 +69,8 @@ static void usage(FILE *f)
 	      "        index.html (exit 0/1/2)\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
+	      "  bisect JOB --source GIT_DIR --good REV --bad REV --metric NAME [--config F]\n"
+	      "        [...]                          first bad commit of good..bad\n"
 	      "  export lava JOB [--kernel K] [--set S.K=V] -o DIR   a LAVA job + device dictionary\n"
 	      "  export kcidb DIR -o FILE              a run or A/B directory as KCIDB v5 JSON\n"
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
@@ -113,88 +123,6 @@ static int cmd_help(int argc, char **argv)
 	else
 		usage(stdout);
 	return 0;
-}
-
-/* kernel build / kernel pair: --source S [--config F] [--patch P]... [--target T] [-j N] */
-static int cmd_kernel_build(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "source", required_argument, NULL, 'S' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "patch", required_argument, NULL, 'p' },
-		{ "target", required_argument, NULL, 't' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct build_spec spec = { .target = "x86_64", .jobs = 2 };
-	int pair = !strcmp(argv[0], "pair"), c, i, ret = 0;
-	char *ids[2] = { NULL, NULL }, *paths[BUILD_MAX_PATCHES];
-	double t0;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'S': spec.source = optarg; break;
-		case 'c': spec.fragment = optarg; break;
-		case 't': spec.target = optarg; break;
-		case 'j': spec.jobs = atoi(optarg) > 0 ? atoi(optarg) : 1; break;
-		case 'p':
-			if (spec.npatches >= BUILD_MAX_PATCHES)
-				die("at most %d patches", BUILD_MAX_PATCHES);
-			/* patch(1) runs in the source tree: make the path absolute */
-			paths[spec.npatches] = realpath(optarg, NULL);
-			if (!paths[spec.npatches])
-				die("patch '%s': %s", optarg, strerror(errno));
-			spec.patches[spec.npatches] = paths[spec.npatches];
-			spec.npatches++;
-			break;
-		default: die("kernel %s: see kpair help", argv[0]);
-		}
-	}
-	if (!spec.source || optind != argc)
-		die("kernel %s: --source linux-source-6.1 (or a directory) is required", argv[0]);
-	if (pair && !spec.npatches)
-		die("kernel pair: at least one --patch is required");
-	if (pair) {
-		struct build_spec stock = spec;
-
-		stock.npatches = 0;
-		t0 = mono_now();
-		ret = kernel_build(&stock, &ids[0]);
-		if (!ret)
-			printf("stock   %s (%.1f s)\n", ids[0], mono_now() - t0);
-	}
-	t0 = mono_now();
-	if (!ret)
-		ret = kernel_build(&spec, &ids[1]);
-	if (!ret)
-		printf("%s%s (%.1f s)\n", pair ? "patched " : "", ids[1], mono_now() - t0);
-	for (i = 0; i < spec.npatches; i++)
-		free(paths[i]);
-	free(ids[0]);
-	free(ids[1]);
-	return ret < 0 ? 3 : 0;
-}
-
-static int cmd_kernel(int argc, char **argv)
-{
-	struct kernel k;
-	int ret;
-
-	if (argc < 2)
-		die("kernel: expected fetch, list, build or pair");
-	if (!strcmp(argv[1], "list"))
-		return kernel_list() < 0;
-	if (!strcmp(argv[1], "build") || !strcmp(argv[1], "pair"))
-		return cmd_kernel_build(argc - 1, argv + 1);
-	if (strcmp(argv[1], "fetch") || argc != 3)
-		die("kernel: usage: kpair kernel fetch debian:<abi>-<flavour> | kpair kernel list");
-	kernel_init(&k);
-	ret = kernel_fetch(argv[2], &k);
-	if (!ret)
-		printf("%s\n", k.id);
-	kernel_release(&k);
-	return ret < 0 ? 3 : 0;
 }
 
 static const char *check_backend(const char *name)
@@ -332,6 +260,30 @@ out:
 	return ret;
 }
 
+/* ab --source DIR: --stock and --patched name revisions of DIR, built before the A/B */
+static int build_git_sides(const char *job_path, char **sets, int nset, const char *source,
+			   const char *cfgspec, char **stock, char **patched)
+{
+	const char *revs[2] = { *stock, *patched };
+	char *config = NULL, *ids[2];
+	struct job job;
+	int r = -2;
+
+	job_init(&job);
+	if (job_load(&job, job_path, sets, nset) == 0 &&
+	    (!cfgspec || config_resolve(cfgspec, &config) == 0))
+		r = git_build_revs(source, revs, 2, config, job.target, ids);
+	if (!r) {
+		free(*stock);
+		free(*patched);
+		*stock = ids[0];
+		*patched = ids[1];
+	}
+	job_release(&job);
+	free(config);
+	return r == -2 ? EXIT_USAGE : r < 0 ? 3 : 0;
+}
+
 static int cmd_ab(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -354,9 +306,12 @@ static int cmd_ab(int argc, char **argv)
 		{ "uri", required_argument, NULL, 'U' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "mix-hosts", no_argument, NULL, 'X' },
+		{ "source", required_argument, NULL, 'G' },
+		{ "config", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
+	const char *source = NULL, *cfgspec = NULL;
 	struct ab_opts o;
 
 	ab_opts_init(&o);
@@ -372,6 +327,8 @@ static int cmd_ab(int argc, char **argv)
 				exit(EXIT_USAGE);
 			break;
 		case 'X': o.mix_hosts = 1; break;
+		case 'G': source = optarg; break;
+		case 'c': cfgspec = optarg; break;
 		case 'A': o.side[0].kernel = xstrdup(optarg); break;
 		case 'B': o.side[1].kernel = xstrdup(optarg); break;
 		case 'k':
@@ -399,6 +356,18 @@ static int cmd_ab(int argc, char **argv)
 		    "--uri or -j");
 	if (o.mix_hosts && !o.nhosts)
 		die("--mix-hosts needs --hosts");
+	if (cfgspec && !source)
+		die("--config FILE|debian:ABI goes with --source DIR (a git tree to build)");
+	if (source) {
+		if (calibrate || !o.side[0].kernel || !o.side[1].kernel)
+			die("--source DIR: give --stock REV and --patched REV (git revisions)");
+		ret = build_git_sides(argv[optind], o.sets, o.nset, source, cfgspec,
+				      &o.side[0].kernel, &o.side[1].kernel);
+		if (ret) {
+			ab_opts_release(&o);
+			return ret;
+		}
+	}
 	if (!calibrate && !o.side[0].kernel && !o.side[1].kernel &&
 	    build_pair_of_job(argv[optind], o.sets, o.nset, &o.side[0].kernel, &o.side[1].kernel) < 0) {
 		ab_opts_release(&o);
@@ -537,12 +506,16 @@ static int cmd_bisect(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'r' },
 		{ "set", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "fragment", required_argument, NULL, 'f' },
+		{ "good", required_argument, NULL, 'g' },
+		{ "bad", required_argument, NULL, 'b' },
 		{ "target", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bisect_opts o = { .runs = 5, .max_runs = 0, .seed = 1, .threshold = 0.02 };
-	char *src = NULL;
+	char *src = NULL, *config = NULL;
+	const char *cfgspec = NULL;
 	int c, ret;
 
 	optind = 1;
@@ -560,14 +533,25 @@ static int cmd_bisect(int argc, char **argv)
 				die("too many --set options (at most %d)", AB_MAX_SETS);
 			o.sets[o.nset++] = optarg;
 			break;
-		case 'c': o.fragment = optarg; break;
+		case 'c': cfgspec = optarg; break;
+		case 'f': o.fragment = optarg; break;
+		case 'g': o.good = optarg; break;
+		case 'b': o.bad = optarg; break;
 		case 'T': o.target = optarg; break;
 		case 'o': o.out_dir = optarg; break;
 		default: die("bisect: see kpair help");
 		}
 	}
-	if (optind != argc - 1 || !o.source || !o.series || !o.metric)
-		die("bisect: expected JOB --source S --series FILE --metric NAME");
+	if (optind != argc - 1 || !o.source || !o.metric || !o.series == !(o.good || o.bad) ||
+	    !o.good != !o.bad)
+		die("bisect: expected JOB --source S --metric NAME and either --series FILE or "
+		    "--good REV --bad REV (a git tree)");
+	if (cfgspec && !o.good)
+		die("bisect: --config (a whole .config) goes with --good/--bad; a series takes "
+		    "--fragment");
+	if (cfgspec && config_resolve(cfgspec, &config) < 0)
+		return EXIT_USAGE;
+	o.config = config;
 	if (!o.max_runs)
 		o.max_runs = 2 * o.runs;
 	if (o.max_runs < o.runs)
@@ -582,6 +566,7 @@ static int cmd_bisect(int argc, char **argv)
 	o.job_path = argv[optind];
 	ret = bisect_run(&o);
 	free(src);
+	free(config);
 	return ret;
 }
 

@@ -10,7 +10,9 @@
 #include "build.h"
 #include "config.h"
 #include "history.h"
+#include "gitsrc.h"
 #include "kernel.h"
+#include "sides.h"
 #include "nightly.h"
 #include "series.h"
 #include "util.h"
@@ -31,11 +33,13 @@ const struct opt nightly_opts[] = {
 	{ "nightly", "threshold", OPT_STR, NOFF(threshold), "2%", 0, 0, NULL, "no-change band, percent" },
 	{ "nightly", "hosts", OPT_STR, NOFF(hosts), "", 0, 0, NULL, "libvirt URIs the runs fan out over (ab --hosts), space separated; empty: this machine" },
 	{ "nightly", "set", OPT_STR, NOFF(sets), "", 0, 0, NULL, "job keys for both sides: section.key=value, separated by ' | '" },
-	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>" },
+	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>, or debian:latest-<flavour> (the newest ABI the registry offers tonight)" },
 	{ "kernel", "source", OPT_STR, NOFF(source), "", 0, 0, NULL, "or built from linux-source-6.1 or a tree (relative to the project root)" },
+	{ "kernel", "branch", OPT_STR, NOFF(branch), "", 0, 0, NULL, "with a git source: build this branch's (any revision's) current tip; nothing is fetched" },
 	{ "kernel", "patches", OPT_STR, NOFF(patches), "", 0, 0, NULL, "patches on the source, in order, space separated" },
 	{ "kernel", "series", OPT_STR, NOFF(series), "", 0, 0, NULL, "or a quilt series file of patches on the source" },
-	{ "kernel", "config", OPT_STR, NOFF(config), "", 0, 0, NULL, "config fragment (default configs/kconfig/<target>.config)" },
+	{ "kernel", "config", OPT_STR, NOFF(config), "", 0, 0, NULL, "a whole .config (or debian:<abi>-<flavour>'s) with the target's options forced on top" },
+	{ "kernel", "fragment", OPT_STR, NOFF(fragment), "", 0, 0, NULL, "or a config fragment on tinyconfig (default configs/kconfig/<target>.config)" },
 	{ "kernel", "set", OPT_STR, NOFF(kernel_sets), "", 0, 0, NULL, "job keys of the tested side only, separated by ' | '" },
 	{ "baseline", "rule", OPT_ENUM, NOFF(rule), "last-good", 0, 0, rule_choices, "last-good: the kernel of the last night that passed; pinned: baseline.kernel" },
 	{ "baseline", "kernel", OPT_STR, NOFF(base_kernel), "", 0, 0, NULL, "pinned kernel (debian:<abi> or a store id); with last-good, the first night's baseline" },
@@ -120,6 +124,19 @@ static int nightly_check(const struct nightly *n)
 	if (*n->package && strncmp(n->package, "debian:", 7))
 		errors += error("%s: kernel.package: '%s': expected debian:<abi>-<flavour>", n->file,
 				n->package);
+	if (*n->branch && !*n->source)
+		errors += error("%s: kernel.branch: needs kernel.source, a git tree", n->file);
+	if (*n->branch && *n->source) {
+		char *src = root_path(n->source);
+
+		if (!gitsrc_is_repo(src))
+			errors += error("%s: kernel.source: '%s' is not a git tree (kernel.branch "
+					"needs one)", n->file, src);
+		free(src);
+	}
+	if (*n->config && *n->fragment)
+		errors += error("%s: kernel: give kernel.config or kernel.fragment, not both",
+				n->file);
 	if ((*n->patches || *n->series) && !*n->source)
 		errors += error("%s: kernel: patches and series need kernel.source", n->file);
 	if (*n->patches && *n->series)
@@ -175,7 +192,7 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 {
 	struct build_spec spec = { .target = target, .jobs = 2 };
 	struct series s;
-	char *src = NULL, *frag = NULL, *list[BUILD_MAX_PATCHES];
+	char *src = NULL, *frag = NULL, *cfg = NULL, *list[BUILD_MAX_PATCHES];
 	int i, np = 0, ret = -1;
 
 	*id = NULL;
@@ -194,8 +211,25 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 	src = strchr(n->source, '/') || !strncmp(n->source, ".", 1) ? root_path(n->source) :
 		xstrdup(n->source);
 	spec.source = src;
-	if (*n->config)
-		spec.fragment = frag = root_path(n->config);
+	if (*n->fragment)
+		spec.fragment = frag = root_path(n->fragment);
+	if (*n->config) {
+		char *c = strncmp(n->config, "debian:", 7) ? root_path(n->config) :
+			xstrdup(n->config);
+
+		i = config_resolve(c, &cfg);
+		free(c);
+		if (i < 0)
+			goto out;
+	}
+	if (*n->branch) {
+		const char *rev = n->branch;
+
+		/* the branch's tip tonight: resolved now, built like any revision */
+		ret = git_build_revs(src, &rev, 1, cfg, target, id) == 0 ? 0 : -1;
+		goto out;
+	}
+	spec.config = cfg;
 	if (*n->series) {
 		char *sp = root_path(n->series);
 
@@ -225,6 +259,7 @@ out:
 	series_release(&s);
 	free(src);
 	free(frag);
+	free(cfg);
 	return ret;
 }
 

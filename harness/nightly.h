@@ -20,7 +20,7 @@ struct nightly {
 	char *name, *results, *jobs, *targets, *sets, *threshold, *hosts;
 	uint64_t runs, seed, retries;
 	/* [kernel]: the kernel under test */
-	char *package, *source, *patches, *series, *config, *kernel_sets;
+	char *package, *source, *branch, *patches, *series, *config, *fragment, *kernel_sets;
 	/* [baseline] */
 	char *rule, *base_kernel, *base_sets;
 	unsigned char seen[32];

@@ -1,0 +1,83 @@
+/* sides.c - kernels from a developer's git tree and config, for ab, kernel build and nightly */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "gitsrc.h"
+#include "kernel.h"
+#include "sides.h"
+#include "util.h"
+
+int config_resolve(const char *spec, char **path)
+{
+	struct kernel k;
+
+	*path = NULL;
+	if (!strncmp(spec, "debian:", 7)) {
+		kernel_init(&k);
+		if (kernel_fetch(spec, &k) == 0)
+			*path = xasprintf("%s/config", k.dir);
+		kernel_release(&k);
+		if (*path && !path_exists(*path)) {
+			free(*path);
+			*path = NULL;
+			return error("--config %s: the package's store directory has no config", spec);
+		}
+		return *path ? 0 : -1;
+	}
+	*path = realpath(spec, NULL);
+	if (!*path)
+		return error("--config '%s': %s", spec, strerror(errno));
+	return 0;
+}
+
+int git_build_revs(const char *source, const char *const *revs, int n, const char *config,
+		   const char *target, char **ids)
+{
+	struct build_spec spec = { .target = target ? target : "x86_64", .jobs = 2 };
+	struct gitsrc g;
+	char **shas = xcalloc(n, sizeof(*shas));
+	int i, ret = -1;
+
+	gitsrc_init(&g);
+	for (i = 0; i < n; i++)
+		ids[i] = NULL;
+	/* bad input is found before any build: -2 */
+	ret = -2;
+	if (gitsrc_open(&g, source) < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (gitsrc_resolve(&g, revs[i], &shas[i]) < 0)
+			goto out;
+	if (config && build_config_fits(config, spec.target) < 0)
+		goto out;
+	ret = -1;
+	if (gitsrc_dirty(&g) == 1)
+		warning("'%s' has uncommitted changes: kpair builds commits, never the work tree "
+			"(kernel.json records it dirty)", g.dir);
+	spec.git = &g;
+	spec.config = config;
+	for (i = 0; i < n; i++) {
+		double t0 = mono_now();
+
+		spec.rev = revs[i];
+		spec.sha = shas[i];
+		if (kernel_build(&spec, &ids[i]) < 0)
+			goto out;
+		printf("%-8s %s (%.12s, %.1f s)\n", revs[i], ids[i], shas[i], mono_now() - t0);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++) {
+		if (ret) {
+			free(ids[i]);
+			ids[i] = NULL;
+		}
+		free(shas[i]);
+	}
+	free(shas);
+	gitsrc_release(&g);
+	return ret;
+}
