@@ -60,3 +60,27 @@ no_qemu_left() {
 		! { [ "${pid:-0}" -gt 0 ] && grep -qa qemu "/proc/$pid/cmdline" 2>/dev/null; }
 }
 done_testing() { exit $((T_FAIL > 0)); }
+# the test kernel git repository (scripts/test-linux-git, made once into images/test-linux)
+test_repo() {
+	"$ROOT/scripts/test-linux-git" 2>"$WORK/test-repo.err" ||
+		{ echo "Bail out! scripts/test-linux-git failed: $(tail -3 "$WORK/test-repo.err")"; exit 1; }
+}
+# user_config REPO OUT: a developer's own whole .config, made with the kernel's own make:
+# tinyconfig + tests/boot/data/modules.fragment (virtio, ext4 and xfs as modules)
+user_config() {
+	local o="$WORK/user-config-obj"
+	make -s -C "$1" O="$o" tinyconfig >/dev/null 2>&1 &&
+		"$1/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
+			"$ROOT/tests/boot/data/modules.fragment" >/dev/null 2>&1 &&
+		make -s -C "$1" O="$o" olddefconfig >/dev/null 2>&1 && cp "$o/.config" "$2" ||
+		{ echo "Bail out! cannot make the user's config in $o"; exit 1; }
+}
+# tree_state REPO: what a build must leave as it was (status, HEAD, index, stash, worktrees)
+tree_state() {
+	git -C "$1" status --porcelain --untracked-files=all
+	git -C "$1" rev-parse HEAD
+	git -C "$1" symbolic-ref -q HEAD
+	sha256sum <"$1/.git/index"
+	git -C "$1" stash list
+	git -C "$1" worktree list --porcelain
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# kernel import: a kernel built by hand with the kernel's own make (O= directory, the user's
+# config with virtio, ext4 and xfs as modules) is checked and taken into the store as it is,
+# boots and loads its modules; the same files again are a cache hit, in either form (the build
+# directory, or --image + --modules from make modules_install + --config); bad imports are
+# refused with the reason. The hand build takes ~5 min on 2 cores (kept in images/ afterwards).
+. "$(dirname "$0")/lib.sh"
+need_kernel
+plan 12
+repo=$(test_repo)
+hand="$ROOT/images/test-hand-build"
+if [ ! -f "$hand/.kpair-test-done" ]; then
+	rm -rf "$hand"
+	user_config "$repo" "$WORK/user.config"
+	mkdir -p "$hand"
+	# the user's own steps: their config, then make -C tree O=dir, as the kernel documents
+	cp "$WORK/user.config" "$hand/.config"
+	make -s -C "$repo" O="$hand" olddefconfig >/dev/null 2>&1 &&
+		"$repo/scripts/config" --file "$hand/.config" -e PVH -e HYPERVISOR_GUEST -e PARAVIRT \
+			-e SERIAL_8250 -e SERIAL_8250_CONSOLE -e BLK_DEV_INITRD -e DEVTMPFS -e PROC_FS \
+			-e SYSFS -e TMPFS -e BINFMT_ELF -e PRINTK -e FUTEX -e POSIX_TIMERS -e MULTIUSER \
+			-e FILE_LOCKING -e SHMEM -e PRINTK_TIME -e BUG -e KVM_GUEST -e VIRTIO_MMIO &&
+		make -s -C "$repo" O="$hand" olddefconfig >/dev/null 2>&1 &&
+		make -s -C "$repo" O="$hand" -j2 bzImage modules >"$WORK/hand.log" 2>&1 &&
+		make -s -C "$repo" O="$hand" modules_install INSTALL_MOD_PATH="$hand/mods" >>"$WORK/hand.log" 2>&1 &&
+		touch "$hand/.kpair-test-done" ||
+		{ echo "Bail out! the hand build failed: $(tail -5 "$WORK/hand.log")"; exit 1; }
+fi
+rel=$(cat "$hand/include/config/kernel.release")
+
+t0=$(date +%s%N)
+"$KPAIR" kernel import "$hand" >"$WORK/imp.out" 2>"$WORK/imp.err"
+rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+id=$(tail -1 "$WORK/imp.out")
+is "$rc" 0 "kernel import of the hand-built O= directory ($id, ${ms} ms)"
+kj="$ROOT/images/kernels/$id/kernel.json"
+jqt "$kj" ".source.type == \"import\" and .release == \"$rel\" and .arch == \"amd64\" and .page_size == 4096" &&
+	jqt "$kj" '(.source.image_sha256 | length) == 64 and .source.path != null and .modules == "lib/modules"' &&
+	[ "$(sha256sum <"$hand/arch/x86/boot/bzImage" | cut -d' ' -f1)" = "$(jqr "$kj" .source.image_sha256)" ]
+ok $? "kernel.json: source path, image sha256, release $rel, arch, page size, modules"
+m="$ROOT/images/kernels/$id/lib/modules/$rel"
+[ -f "$m/kernel/fs/ext4/ext4.ko" ] && [ -f "$m/kernel/drivers/block/virtio_blk.ko" ] && grep -q ext4 "$m/modules.dep"
+ok $? "its modules, from modules.order, with depmod's modules.dep"
+[ "$(find "$hand" -newer "$hand/.kpair-test-done" -type f ! -path "$hand/mods/*" | wc -l)" = 0 ]
+ok $? "nothing was rebuilt in the build directory"
+
+kpair_run smoke "$ROOT/configs/jobs/smoke.job" --kernel "$id" --set params.size=4M
+is "$RC" 0 "the imported kernel boots and runs the smoke job (${SECS} s)"
+[ "$(jqr "$DIR/result.json" .guest.release)" = "$rel" ] &&
+	jqt "$DIR/result.json" '[.initramfs.modules[] | select(test("ext4.ko|virtio_blk.ko"))] | length == 2'
+ok $? "the guest runs release $rel and loaded its ext4 and virtio_blk modules"
+
+t0=$(date +%s%N)
+"$KPAIR" kernel import "$hand" >"$WORK/imp2.out" 2>"$WORK/imp2.err"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$(tail -1 "$WORK/imp2.out")" = "$id" ] && grep -q "is cached" "$WORK/imp2.err"
+ok $? "the same build directory again: a cache hit (${ms} ms)"
+"$KPAIR" kernel import --image "$hand/arch/x86/boot/bzImage" --modules "$hand/mods" \
+	--config "$hand/.config" >"$WORK/imp3.out" 2>"$WORK/imp3.err"
+[ "$(tail -1 "$WORK/imp3.out")" = "$id" ] && grep -q "is cached" "$WORK/imp3.err"
+ok $? "the same files as --image, --modules (make modules_install) and --config: the same id, cached"
+
+mkdir -p "$WORK/noimg/include/config"
+cp "$hand/.config" "$WORK/noimg/.config"
+"$KPAIR" kernel import "$WORK/noimg" >/dev/null 2>"$WORK/b1"
+[ $? = 2 ] && grep -q "no image arch/x86/boot/bzImage" "$WORK/b1"
+ok $? "a build directory with no image: $(cat "$WORK/b1")"
+"$KPAIR" kernel import --image "$hand/System.map" --config "$hand/.config" >/dev/null 2>"$WORK/b2"
+[ $? = 2 ] && grep -q "is not a kernel image" "$WORK/b2"
+ok $? "a file that is not a kernel: $(cat "$WORK/b2")"
+sed 's/^CONFIG_X86_64=y$/# CONFIG_X86_64 is not set/; s/^CONFIG_64BIT=y$/CONFIG_ARM64=y/' "$hand/.config" >"$WORK/arm.config"
+"$KPAIR" kernel import --image "$hand/arch/x86/boot/bzImage" --config "$WORK/arm.config" >/dev/null 2>"$WORK/b3"
+[ $? = 2 ] && grep -q "is an x86 bzImage but config .* is for arm64" "$WORK/b3"
+ok $? "an image for another architecture than its config: $(cat "$WORK/b3")"
+mkdir -p "$WORK/other/lib/modules/6.1.0-other"
+"$KPAIR" kernel import --image "$hand/arch/x86/boot/bzImage" --config "$hand/.config" \
+	--modules "$WORK/other/lib/modules/6.1.0-other" >/dev/null 2>"$WORK/b4"
+[ $? = 2 ] && grep -q "is not lib/modules/$rel" "$WORK/b4"
+ok $? "modules of another release: $(cat "$WORK/b4")"
+done_testing

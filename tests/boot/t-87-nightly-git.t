@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# nightly follows a moving kernel: [kernel] source = the test git repository, branch = NAME,
+# config = the user's .config; each night builds the branch's tip as it is then (nothing
+# fetched) and A/Bs it against the last good night's commit. Night 1's tip is 'uname' (against
+# 'base'), night 2's tip moved to 'main', which carries the 300 ms fsync delay: night 2
+# regresses write_s against night 1's commit. debian:latest-<flavour> resolves to the newest
+# ABI the registry offers. Runs after t-72 and t-86, whose builds it reuses.
+. "$(dirname "$0")/lib.sh"
+need_kernel
+plan 8
+repo=$(test_repo)
+user_config "$repo" "$WORK/user.config"
+base=$("$KPAIR" kernel build --source "$repo" --rev base --config "$WORK/user.config" 2>"$WORK/base.err" | awk '{ print $1 }')
+[ -n "$base" ] && [ -f "$ROOT/images/kernels/$base/kernel.json" ]
+ok $? "the first night's pinned baseline: 'base' built with the user's config ($base)"
+n="$WORK/t.nightly"
+cat >"$n" <<EOT
+[nightly]
+name    = t87
+results = $WORK/nightly
+jobs    = configs/jobs/smoke.job
+runs    = 5
+seed    = 5
+set     = params.size=4M
+[kernel]
+source  = $repo
+branch  = uname
+config  = $WORK/user.config
+[baseline]
+rule    = last-good
+kernel  = $base
+EOT
+night() { "$KPAIR" nightly "$n" "$@" >"$WORK/night.out" 2>"$WORK/night.err"; }
+
+printf '[nightly]\njobs = configs/jobs/smoke.job\n[kernel]\nsource = %s\nbranch = main\n' "$WORK" >"$WORK/bad.nightly"
+"$KPAIR" nightly "$WORK/bad.nightly" >/dev/null 2>"$WORK/bad.err"
+[ $? = 2 ] && grep -q "kernel.source: '$WORK' is not a git tree" "$WORK/bad.err"
+ok $? "kernel.branch on a source that is not a git tree: $(head -1 "$WORK/bad.err")"
+
+night --date 2026-02-01 --set nightly.runs=3
+is $? 0 "night 1: the branch's tip ('uname') against 'base' passes"
+s1="$WORK/nightly/2026-02-01/summary.json"
+k1=$(jqr "$s1" '.entries[0].kernel')
+[ "$(jqr "$ROOT/images/kernels/$k1/kernel.json" .source.git.commit)" = "$(git -C "$repo" rev-parse uname)" ]
+ok $? "night 1 tested the tip of the branch as it was ($k1)"
+
+# overnight the developer's branch moved on: night 2 builds its new tip
+night --date 2026-02-02 --set kernel.branch=main
+is $? 1 "night 2: the new tip ('main', with the fsync delay) regresses: exit 1"
+s2="$WORK/nightly/2026-02-02/summary.json"
+k2=$(jqr "$s2" '.entries[0].kernel')
+[ "$(jqr "$ROOT/images/kernels/$k2/kernel.json" .source.git.commit)" = "$(git -C "$repo" rev-parse main)" ] &&
+	jqt "$s2" ".entries[0].baseline.night == \"2026-02-01\" and .entries[0].baseline.kernel == \"$k1\""
+ok $? "night 2 built the new tip and its baseline is the last good night's commit"
+is "$(jqr "$s2" '.entries[0].metrics.write_s.verdict')" regressed "night 2: write_s regressed"
+
+want=$(apt-cache show --no-all-versions linux-image-amd64 | sed -n 's/^Depends: linux-image-\([^ ,]*\).*/\1/p')
+got=$("$KPAIR" kernel fetch debian:latest-amd64 2>"$WORK/latest.err")
+[ -n "$want" ] && [ "$got" = "$want" ] && grep -q "debian:latest-amd64 is debian:$want today" "$WORK/latest.err"
+ok $? "debian:latest-amd64 is the newest ABI the registry offers ($got)"
+done_testing
