@@ -80,9 +80,14 @@ int gitsrc_open(struct gitsrc *g, const char *dir)
 	if (!gitsrc_is_repo(dir))
 		return error("--source '%s': not a git tree (a revision needs a git repository)",
 			     dir);
-	if (git_in(dir, top, &g->dir, &r) < 0 || git_in(dir, common, &g->git_dir, &r) < 0) {
+	if (git_in(dir, top, &g->dir, &r) == 0) {
 		spawn_result_release(&r);
-		return error("--source '%s': git cannot read it: %s", dir, r.err);
+		git_in(dir, common, &g->git_dir, &r);
+	}
+	if (!g->dir || !g->git_dir) {
+		error("--source '%s': git cannot read it: %s", dir, r.err);
+		spawn_result_release(&r);
+		return -1;
 	}
 	spawn_result_release(&r);
 	mk = xasprintf("%s/Makefile", g->dir);
@@ -197,8 +202,13 @@ int gitsrc_checkout(const struct gitsrc *g, const char *sha, const char *work)
 {
 	static const char *const init[] = { "init", "-q", ".", NULL };
 	static const char *const nogc[] = { "config", "gc.auto", "0", NULL };
-	const char *co[] = { "-c", "advice.detachedHead=false", "checkout", "-q", "-f", "--detach",
-			     sha, NULL };
+	/*
+	 * read-tree as reset --hard does: only the files that differ are
+	 * written, and it needs nothing of the commit checked out before,
+	 * which the user's repository may have dropped since (a rebase, a gc)
+	 */
+	const char *co[] = { "read-tree", "-u", "--reset", sha, NULL };
+	const char *head[] = { "update-ref", "--no-deref", "HEAD", sha, NULL };
 	char *gd = xasprintf("%s/.git", work), *alt = NULL, *objs = NULL;
 	int ret = -1;
 
@@ -213,7 +223,7 @@ int gitsrc_checkout(const struct gitsrc *g, const char *sha, const char *work)
 			goto out;
 	}
 	info("build: checking out %.12s into %s", sha, work);
-	if (git_checked(work, co, NULL) < 0)
+	if (git_checked(work, co, NULL) < 0 || git_checked(work, head, NULL) < 0)
 		goto out;
 	ret = 0;
 out:
