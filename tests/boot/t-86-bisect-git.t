@@ -30,7 +30,7 @@ secs=$(( $(date +%s) - t0 ))
 is $rc 0 "bisect finds a first bad commit (${secs} s)"
 [ $rc = 0 ] || tail -20 "$WORK/bisect.err" | sed 's/^/#   /'
 slow=$(git -C "$repo" rev-parse main~1)
-grep -q "^bisect: first bad commit: ${slow:0:12} a 300 ms busy wait in vfs_fsync_range() .*(2 of 3)" "$WORK/bisect.out"
+grep -q "^bisect: first bad commit: ${slow:0:12} fs/sync: a 300 ms busy wait in vfs_fsync_range() (the planted slowdown) (2 of 3)" "$WORK/bisect.out"
 ok $? "it is the 'slow' commit, with its subject: $(grep '^bisect: first bad' "$WORK/bisect.out")"
 b="$WORK/bisect/bisect.json"
 jqt "$b" ".first_bad.commit == \"$slow\" and .first_bad.index == 2 and .git.commits == 3 and .ab_steps <= 3" &&
