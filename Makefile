@@ -134,6 +134,7 @@ bench: deps
 	$(Q)TARGETS="x86_64-pc x86_64-seabios x86_64 x86_64-microvm" scripts/bench-targets
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-modes
 	$(Q)scripts/bench-effect
+	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-git
 
 # boot time per target, as ratios to x86_64
 bench-targets: deps-cross
