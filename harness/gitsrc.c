@@ -56,12 +56,16 @@ static int git_checked(const char *dir, const char *const *args, char **out)
 
 int gitsrc_is_repo(const char *dir)
 {
-	static const char *const args[] = { "rev-parse", "--is-inside-work-tree", NULL };
+	/* the top of a work tree: a kernel unpacked somewhere inside another repository is not */
+	static const char *const args[] = { "rev-parse", "--show-toplevel", NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
+	char *top = NULL, *real = realpath(dir, NULL);
 	int ret;
 
-	ret = git_in(dir, args, NULL, &r) == 0 && r.out && !strncmp(r.out, "true", 4);
+	ret = real && git_in(dir, args, &top, &r) == 0 && !strcmp(top, real);
 	spawn_result_release(&r);
+	free(top);
+	free(real);
 	return ret;
 }
 
@@ -78,8 +82,8 @@ int gitsrc_open(struct gitsrc *g, const char *dir)
 	if (!path_exists(dir))
 		return error("--source '%s': %s", dir, strerror(ENOENT));
 	if (!gitsrc_is_repo(dir))
-		return error("--source '%s': not a git tree (a revision needs a git repository)",
-			     dir);
+		return error("--source '%s': not a git tree (a revision needs the top of a git "
+			     "work tree)", dir);
 	if (git_in(dir, top, &g->dir, &r) == 0) {
 		spawn_result_release(&r);
 		git_in(dir, common, &g->git_dir, &r);

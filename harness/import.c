@@ -302,6 +302,11 @@ static int import_check(const struct import_opts *o, struct import *im)
 			goto out;
 		}
 	}
+	if (strcmp(im->arch, "arm64") && strstr(cfg, "\nCONFIG_VIRTIO_PCI=m\n") &&
+	    !strstr(cfg, "\nCONFIG_ACPI=y\n") && !strstr(cfg, "\nCONFIG_PCI_MSI=y\n"))
+		warning("import: config '%s' has virtio-pci as a module and neither ACPI nor "
+			"PCI_MSI: on q35 it gets no interrupt and the guest finds no virtio-serial "
+			"port (enable CONFIG_PCI_MSI)", im->config);
 	if (strstr(cfg, "\nCONFIG_MODULES=y\n") && !im->moddir && !im->build_dir)
 		warning("import: config '%s' has modules but no --modules was given: the guest "
 			"gets only what is built in", im->config);

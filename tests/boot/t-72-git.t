@@ -9,7 +9,7 @@
 # The first side's build takes ~5 min on 2 cores (cached in images/ afterwards).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 19
+plan 21
 repo=$(test_repo)
 user_config "$repo" "$WORK/user.config"
 job="$ROOT/configs/jobs/smoke.job"
@@ -114,6 +114,16 @@ grep -q 'kpair forced 1 option onto .*SYSTEM_TRUSTED_KEYS="" (was "debian/certs/
 ok $? "a certificate file the tree lacks is forced empty, and said: $(grep -o 'kpair forced.*' "$WORK/deb2.err")"
 [ "$(objcfg)" = "$obj_before" ] && [ "${cfg%/config-only/.config}" != "$cfg" ]
 ok $? "--config-only leaves the builds' object directory alone"
+
+t0=$(date +%s)
+"$KPAIR" kernel build --source "$repo" --rev broken --config "$WORK/user.config" >/dev/null 2>"$WORK/broken.err"
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+[ $rc = 3 ] && grep -q "the build of revision 'broken' ($(git -C "$repo" rev-parse --short=12 broken)) failed; the last lines of .*build.log" "$WORK/broken.err" &&
+	grep -q "kpair_test_does_not_compile" "$WORK/broken.err"
+ok $? "a revision that does not build: exit 3, naming it, with the log's last lines (${secs} s)"
+! ls "$ROOT/images/kernels" | grep -q "^git-test-linux-$(git -C "$repo" rev-parse --short=12 broken)-"
+ok $? "and nothing of it is stored"
 
 tree_state "$repo" >"$WORK/state.after"
 diff "$WORK/state.before" "$WORK/state.after" >"$WORK/state.diff"

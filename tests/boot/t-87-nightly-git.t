@@ -32,9 +32,11 @@ kernel  = $base
 EOT
 night() { "$KPAIR" nightly "$n" "$@" >"$WORK/night.out" 2>"$WORK/night.err"; }
 
-printf '[nightly]\njobs = configs/jobs/smoke.job\n[kernel]\nsource = %s\nbranch = main\n' "$WORK" >"$WORK/bad.nightly"
+notgit=$(mktemp -d)
+trap 'rm -rf "$WORK" "$notgit"' EXIT
+printf '[nightly]\njobs = configs/jobs/smoke.job\n[kernel]\nsource = %s\nbranch = main\n' "$notgit" >"$WORK/bad.nightly"
 "$KPAIR" nightly "$WORK/bad.nightly" >/dev/null 2>"$WORK/bad.err"
-[ $? = 2 ] && grep -q "kernel.source: '$WORK' is not a git tree" "$WORK/bad.err"
+[ $? = 2 ] && grep -q "kernel.source: '$notgit' is not a git tree" "$WORK/bad.err"
 ok $? "kernel.branch on a source that is not a git tree: $(head -1 "$WORK/bad.err")"
 
 night --date 2026-02-01 --set nightly.runs=3
