@@ -194,7 +194,7 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	struct text sc = { 0 }, reg = { 0 }, xt = { 0 };
 	json_t *keys = json_object(), *n, *e, *m;
 	const char *key;
-	char *rp = xasprintf("%s/%s-regressed.dat", pdir, metric), *svg, *sp, *div = NULL;
+	char *rp = xasprintf("%s/%s-regressed.dat", pdir, metric), *svg, *sp, *div = NULL, *why = NULL;
 	size_t i, k;
 	int ret = -1, first = 1;
 
@@ -253,7 +253,7 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 		text_add(&sc, ", '%s' using 1:2 with points pt 7 ps 2.2 lc rgb '#d00000' title 'regressed'", rp);
 	}
 	text_add(&sc, "\n");
-	if (html_svg(sp, sc.s, svg, &div) < 0)
+	if (html_svg(sp, sc.s, svg, &div, &why) < 0)
 		goto out;
 	text_add(h, "<h2 class=\"metric\">");
 	text_esc(h, metric);
@@ -261,6 +261,7 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	ret = 0;
 out:
 	json_decref(keys);
+	free(why);
 	free(div);
 	free(sc.s);
 	free(reg.s);
