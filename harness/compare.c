@@ -392,6 +392,14 @@ void fmt_change(char *buf, size_t len, double ratio)
 		snprintf(buf, len, "x%.1e", ratio);
 }
 
+void fmt_known(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v) || isinf(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
 void fmt_ci_bound(char *buf, size_t len, double ratio)
 {
 	double pct = (ratio - 1) * 100;

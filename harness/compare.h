@@ -73,6 +73,8 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b);
  * a ratio "x50634", past 6 digits "x5.1e+06"; "-" for no ratio.
  */
 void fmt_change(char *buf, size_t len, double ratio);
+/* @v printed with @fmt (one double), or "-" when it is NaN or infinite */
+void fmt_known(char *buf, size_t len, const char *fmt, double v) __attribute__((format(printf, 3, 0)));
 /* a CI bound, at most 6 chars: "+12.3", past 3 digits of percent "x506", "x5e+06" */
 void fmt_ci_bound(char *buf, size_t len, double ratio);
 /* Lehr's rule: runs a side to detect a shift @delta at 80 % power, alpha 0.05 */
