@@ -33,6 +33,7 @@ endif
 HARNESS := config kernel image boot channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
 HARNESS += preflight
+HARNESS += summary
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
 HARNESS += export

@@ -434,8 +434,7 @@ static void fmt_side(char *buf, size_t len, const struct summary *s)
 		snprintf(buf, len, "%s ±>999%%", num);
 }
 
-/* one line of text, wrapped at spaces so that no line passes CMP_COLUMNS; frees @text */
-static void print_wrapped(char *text)
+void print_wrapped(char *text)
 {
 	size_t lead = strspn(text, " ");
 	const char *p = text + lead;

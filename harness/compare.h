@@ -68,6 +68,8 @@ json_t *cmp_json(const struct cmp *c);
 /* the verdict table, lkp ncompare style, fitting CMP_COLUMNS for any magnitude */
 #define CMP_COLUMNS 100
 void cmp_print(const struct cmp *c, const char *label_a, const char *label_b);
+/* one line of text, wrapped at spaces so that no line passes CMP_COLUMNS; frees @text */
+void print_wrapped(char *text);
 /*
  * A ratio as a change, at most 8 chars: "+12.3%", past 4 digits of percent
  * a ratio "x50634", past 6 digits "x5.1e+06"; "-" for no ratio.

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "html.h"
 #include "spawn.h"
+#include "summary.h"
 #include "util.h"
 
 /* a metric name fit for file names and gnuplot strings */
@@ -381,6 +382,38 @@ static void table(struct text *h, json_t *metrics)
 	text_add(h, "</table>\n");
 }
 
+/* what was found, in words, before any number: comparison.json's summary */
+static void summary(struct text *h, json_t *cmp)
+{
+	json_t *lines = json_incref(json_object_get(cmp, "summary")), *l;
+	size_t i;
+
+	if (!json_is_array(lines)) {	/* a comparison.json from before the summary */
+		json_decref(lines);
+		lines = summary_lines(cmp);
+	}
+	text_add(h, "<div class=\"summary\">\n");
+	json_array_foreach(lines, i, l) {
+		const char *s = json_string_value(l);
+
+		if (!i) {
+			text_add(h, "<p class=\"headline\"><b>");
+			text_esc(h, s);
+			text_add(h, "</b></p>\n<ul>\n");
+		} else if (!strncmp(s, "rerun: ", 7)) {
+			text_add(h, "<li>rerun: <code>");
+			text_esc(h, s + 7);
+			text_add(h, "</code></li>\n");
+		} else {
+			text_add(h, "<li>");
+			text_esc(h, s);
+			text_add(h, "</li>\n");
+		}
+	}
+	text_add(h, "%s</div>\n", json_array_size(lines) ? "</ul>\n" : "");
+	json_decref(lines);
+}
+
 int html_report(const char *dir, json_t *cmp)
 {
 	char *pdir = xasprintf("%s/plots", dir), *path = xasprintf("%s/report.html", dir);
@@ -407,7 +440,8 @@ int html_report(const char *dir, json_t *cmp)
 		   "text-align:right}tr.improved td:last-child{background:#cfc}"
 		   "tr.regressed td:last-child{background:#fcc}tr.inconclusive td:last-child{background:#eee}"
 		   ".plot{display:inline-block;margin:4px}h2{margin-top:1.5em}"
-		   ".plot-note{color:#a00}</style></head><body>\n");
+		   ".plot-note{color:#a00}.summary{border:1px solid #ccc;background:#f8f8f8;"
+		   "padding:4px 12px;margin:1em 0}.headline{font-size:1.15em}</style></head><body>\n");
 	text_add(&h, "<h1>kpair %s: ", json_string_value(json_object_get(cmp, "kind")));
 	text_esc(&h, json_string_value(json_object_get(job, "name")));
 	text_add(&h, "</h1>\n<p>stock <code>");
@@ -419,6 +453,7 @@ int html_report(const char *dir, json_t *cmp)
 	text_add(&h, "</code>; %zu runs in the order drawn from seed %lld; failed runs: %lld.</p>\n",
 	       json_array_size(order), (long long)json_integer_value(json_object_get(cmp, "order_seed")),
 	       (long long)json_integer_value(json_object_get(cmp, "failed_runs")));
+	summary(&h, cmp);
 	table(&h, metrics);
 	if (claim) {
 		text_add(&h, "<p><b>claim</b> (");

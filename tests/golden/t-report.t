@@ -5,7 +5,7 @@
 # one-line note saying why it is missing; the KCIDB export stays valid. No guest is booted: the
 # A/B directories are made from the example run (results/examples/smoke-ext4).
 . "$(dirname "$0")/../boot/lib.sh"
-plan 42
+plan 46
 EX="$ROOT/results/examples/smoke-ext4"
 SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
 
@@ -81,7 +81,8 @@ case_() {
 	[ $? -le 1 ] && [ -f "$d/comparison.json" ] && [ -f "$d/report.html" ]
 	ok $? "$name: report writes comparison.json and report.html"
 	[ -f "$d/report.html" ] || sed 's/^/#   /' "$d.err"
-	grep -v '^  -> ' "$d.out" >"$d.table"	# the paths written are as long as the paths
+	# the paths written and the command to rerun are as long as they are
+	grep -v '^  -> \|^  rerun: ' "$d.out" >"$d.table"
 	[ "$(widest "$d.table")" -le 100 ] && ! grep -q "set terminal\|^plot " "$d.out" "$d.err"
 	ok $? "$name: report's table within 100 columns, no gnuplot script printed"
 	# lat_us: order, distribution, CDF; total_s: order, distribution; each a plot or its note
@@ -109,6 +110,22 @@ grep -q 'x100266' "$WORK/huge.table" && grep -q 'x100266' "$WORK/huge/report.htm
 ok $? "huge: the change as a ratio x100266 in the table and the page"
 jqt "$WORK/huge.kcidb.json" '[.tests[] | select(.path | endswith("ab.lat_us")) | .number.value > 100000] | all'
 ok $? "huge: the KCIDB A/B test carries the ratio"
+
+# the table and the page open with what was found, in words
+is "$(sed -n 2p "$WORK/const-both.out")" \
+	"no change: patched is within +/- 2 % of stock on every metric, 5 runs a side" \
+	"const-both: the table opens with the finding in one sentence"
+is "$(jqr "$WORK/single/comparison.json" '.summary[0]')" \
+	"no verdict: these runs cannot tell patched from stock on any metric (1 run a side)" \
+	"single: comparison.json's summary says no verdict"
+grep -q "^  lat_us: regressed: patched is 100266 times slower on lat_us (95 % CI 97374-103336 times)" \
+	"$WORK/huge.out"
+ok $? "huge: the verdict per metric in words"
+grep -q '<p class="headline"><b>patched is 100266 times slower on total_s' "$WORK/huge.dom" &&
+	grep -q '<li>failed runs: none</li>' "$WORK/huge.dom" &&
+	grep -q '<li>mode: wallclock, pin none, disk.backing file: real time' "$WORK/huge.dom" &&
+	grep -qF "<li>rerun: <code>harness/kpair ab configs/jobs/smoke.job --stock 6.1.0-57-amd64 --patched 6.1.0-57-amd64 -n 5 --seed 7 --warmup 0</code></li>" "$WORK/huge.dom"
+ok $? "huge: the rendered page opens with the summary: finding, failed runs, mode, the command"
 
 # a plot gnuplot cannot draw costs that plot, not the page: a gnuplot that fails on CDFs
 mkdir -p "$WORK/bin"
