@@ -57,14 +57,17 @@ static void change_phrase(struct text *t, json_t *m, const char *name)
 	int higher = !strcmp(str(m, "better"), "higher");
 	int faster = higher ? r > 1 : r < 1;
 	double a = fabs(lo - 1) * 100, b = fabs(hi - 1) * 100;
+	int prec;
 
 	if (fabs(r - 1) * 100 >= 9999.95) {	/* only a ratio above 1 gets here */
 		text_add(t, "%.0f times %s on %s (95 %% CI %.0f-%.0f times)", r,
 			 higher ? "faster" : "slower", name, lo, hi);
 		return;
 	}
-	text_add(t, "%.1f %% %s on %s (95 %% CI %.1f-%.1f %%)", fabs(r - 1) * 100,
-		 faster ? "faster" : "slower", name, a < b ? a : b, a < b ? b : a);
+	/* a CI narrower than 0.2 points gets a second decimal, so that it does not read 3.1-3.1 */
+	prec = fabs(b - a) < 0.2 ? 2 : 1;
+	text_add(t, "%.*f %% %s on %s (95 %% CI %.*f-%.*f %%)", prec, fabs(r - 1) * 100,
+		 faster ? "faster" : "slower", name, prec, a < b ? a : b, prec, a < b ? b : a);
 }
 
 /* the whole comparison in one sentence */
