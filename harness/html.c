@@ -62,10 +62,10 @@ static void span_range(const struct span *s, int log, char *buf, size_t len)
 		snprintf(buf, len, "[%.17g:%.17g]", s->lo / (pad ? 1.2 : 2), s->hi * (pad ? 1.2 : 2));
 		return;
 	}
-	if (pad < fabs(s->lo + s->hi) * 1e-9)
-		pad = fabs(s->lo + s->hi) * 1e-9;
-	if (pad == 0)
+	if (s->lo == s->hi)
 		pad = s->lo ? fabs(s->lo) * 0.1 : 1;
+	else if (pad < fabs(s->lo + s->hi) * 1e-9)	/* a spread below double's digits */
+		pad = fabs(s->lo + s->hi) * 1e-9;
 	snprintf(buf, len, "[%.17g:%.17g]", s->lo - pad, s->hi + pad);
 }
 

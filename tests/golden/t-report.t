@@ -5,7 +5,7 @@
 # one-line note saying why it is missing; the KCIDB export stays valid. No guest is booted: the
 # A/B directories are made from the example run (results/examples/smoke-ext4).
 . "$(dirname "$0")/../boot/lib.sh"
-plan 46
+plan 47
 EX="$ROOT/results/examples/smoke-ext4"
 SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
 
@@ -106,6 +106,11 @@ case_ huge "5 5.2 4.9 5.1 5.05" "506340 506350 506345 506330 506360" regressed
 # the constant and zero cases draw every plot: a padded range, no note
 is "$(grep -o '<svg' "$WORK/const-both.dom" | wc -l)" 5 "const-both: all 5 plots drawn"
 is "$(grep -o '<svg' "$WORK/zeros.dom" | wc -l)" 5 "zeros: all 5 plots drawn (CDF on a linear axis)"
+grep -qx 'set yrange \[4.5:5.5\]' "$WORK/const-both/plots/total_s-dist.gp" &&
+	grep -qx 'set xrange \[-1:1\]' "$WORK/zeros/plots/lat_us-cdf.gp" &&
+	! grep -q 'logscale' "$WORK/zeros/plots/lat_us-cdf.gp" &&
+	grep -q 'logscale' "$WORK/huge/plots/lat_us-cdf.gp"
+ok $? "a constant 5 is drawn on 4.5-5.5, zeros on -1..1 without a log axis; positive CDFs keep it"
 grep -q 'x100266' "$WORK/huge.table" && grep -q 'x100266' "$WORK/huge/report.html"
 ok $? "huge: the change as a ratio x100266 in the table and the page"
 jqt "$WORK/huge.kcidb.json" '[.tests[] | select(.path | endswith("ab.lat_us")) | .number.value > 100000] | all'
