@@ -153,7 +153,7 @@ static char *mode_sentence(json_t *job)
 		text_add(&t, "; the scratch disk is a RAM disk inside the guest: no host I/O in the time");
 	else if (!strcmp(backing, "tmpfs"))
 		text_add(&t, "; the scratch image is in the host's /dev/shm");
-	text_add(&t, " (README: Measurement modes)");
+	text_add(&t, " (docs/measurement-modes.md)");
 	return t.s;
 }
 
