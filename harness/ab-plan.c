@@ -202,3 +202,69 @@ out:
 	free(path);
 	return ret;
 }
+
+/* @arg as one shell word: quoted in '' when it holds anything but plain characters */
+static void shell_word(struct text *t, const char *arg)
+{
+	const char *p;
+
+	if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789_./=:,+-@%") == strlen(arg)) {
+		text_add(t, " %s", arg);
+		return;
+	}
+	text_add(t, " '");
+	for (p = arg; *p; p++)
+		text_add(t, *p == '\'' ? "'\\''" : "%c", *p);
+	text_add(t, "'");
+}
+
+static void option(struct text *t, const char *name, const char *value)
+{
+	text_add(t, " %s", name);
+	shell_word(t, value);
+}
+
+char *ab_command(const struct ab_opts *o)
+{
+	const char *root = kpair_root(), *job = o->job_path;
+	struct text t = { 0 };
+	int i, s;
+
+	if (!strncmp(job, root, strlen(root)) && job[strlen(root)] == '/')
+		job += strlen(root) + 1;	/* from the repository's top, as the README runs it */
+	text_add(&t, "harness/kpair %s", o->calibrate ? "calibrate" : "ab");
+	shell_word(&t, job);
+	if (o->calibrate) {
+		option(&t, "--kernel", o->side[0].kernel);
+	} else {
+		option(&t, "--stock", o->side[0].kernel);
+		option(&t, "--patched", o->side[1].kernel);
+	}
+	for (i = 0; i < o->nset; i++)
+		option(&t, "--set", o->sets[i]);
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < o->side[s].nset; i++)
+			option(&t, s ? "--patched-set" : "--stock-set", o->side[s].sets[i]);
+	text_add(&t, " -n %d", o->runs);
+	if (o->until_ci > 0)
+		text_add(&t, " --until-ci %g --max-runs %d", o->until_ci, o->max_runs);
+	text_add(&t, " --seed %llu", (unsigned long long)o->seed);
+	if (o->threshold != 0.02)
+		text_add(&t, " --threshold %g", o->threshold * 100);
+	if (o->retries != 1)
+		text_add(&t, " --retries %d", o->retries);
+	if (o->warmup != 1)
+		text_add(&t, " --warmup %d", o->warmup);
+	if (o->jobs > 1)
+		text_add(&t, " -j %d", o->jobs);
+	if (o->backend)
+		option(&t, "--backend", o->backend);
+	if (o->uri)
+		option(&t, "--uri", o->uri);
+	for (i = 0; i < o->nhosts; i++)
+		text_add(&t, "%s%s", i ? "," : " --hosts ", o->hosts[i]);
+	if (o->mix_hosts)
+		text_add(&t, " --mix-hosts");
+	return t.s;
+}

@@ -19,6 +19,12 @@ const char *ab_slot_host(const struct ab_opts *o, int j);
 int ab_side_sets(const struct ab_opts *o, int side, char **out);
 /* a JSON array of @n strings */
 json_t *ab_strings_json(char *const *v, int n);
+/*
+ * the command that runs this A/B again, into a new directory: job, kernels,
+ * every --set and option that differs from the default, the order's seed
+ * (new string, caller frees)
+ */
+char *ab_command(const struct ab_opts *o);
 /* write @o to o->out_dir/ab.json (atomically) */
 int ab_plan_write(const struct ab_opts *o);
 /* read @dir/ab.json into @o (initialized); -1 with an error naming the file */

@@ -18,6 +18,7 @@
 #include "kernel.h"
 #include "preflight.h"
 #include "run.h"
+#include "summary.h"
 #include "util.h"
 
 static const char *const side_names[] = { "stock", "patched" };
@@ -408,11 +409,15 @@ static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *j
 		json_object_set_new(out, "hosts", json_pack("{s:o, s:b}", "uris",
 			ab_strings_json(o->hosts, o->nhosts), "mixed_in_pairs", o->mix_hosts));
 	json_object_set_new(out, "order", light);
+	json_object_set_new(out, "command", json_string(text = ab_command(o)));
+	free(text);
+	json_object_set_new(out, "summary", summary_lines(out));
 	text = json_dumps(out, JSON_INDENT(2));
 	ret = write_file_atomic(path, text, strlen(text));
 	free(text);
 	printf("%s: %s vs %s, %zu runs\n", o->calibrate ? "calibrate" : "ab",
 	       o->side[0].kernel, o->side[1].kernel, json_array_size(order));
+	summary_print(json_object_get(out, "summary"));
 	cmp_print(&c, o->calibrate ? "A" : "stock", o->calibrate ? "A'" : "patched");
 	if (o->calibrate) {
 		printf("%-22s %8s %14s %14s\n", "metric", "CV", "runs for 5%", "runs for 10%");

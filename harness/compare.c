@@ -367,14 +367,93 @@ json_t *cmp_json(const struct cmp *c)
 	return out;
 }
 
+/* @v in "%g" style, at most @width chars: fewer digits rather than a wider column */
+static void fmt_num(char *buf, size_t len, double v, int width)
+{
+	int prec;
+
+	for (prec = 5; prec > 1; prec--)
+		if (snprintf(buf, len, "%.*g", prec, v) <= width)
+			return;
+	snprintf(buf, len, "%.1g", v);
+}
+
+void fmt_change(char *buf, size_t len, double ratio)
+{
+	double pct = (ratio - 1) * 100;
+
+	if (isnan(ratio) || isinf(ratio))
+		snprintf(buf, len, "-");
+	else if (fabs(pct) < 9999.95)
+		snprintf(buf, len, "%+.1f%%", pct);
+	else if (ratio < 999999.5)
+		snprintf(buf, len, "x%.0f", ratio);
+	else
+		snprintf(buf, len, "x%.1e", ratio);
+}
+
+void fmt_known(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v) || isinf(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
+void fmt_ci_bound(char *buf, size_t len, double ratio)
+{
+	double pct = (ratio - 1) * 100;
+
+	if (isnan(ratio) || isinf(ratio))
+		snprintf(buf, len, "-");
+	else if (fabs(pct) < 999.95)
+		snprintf(buf, len, "%+.1f", pct);
+	else if (ratio < 99999.5)
+		snprintf(buf, len, "x%.0f", ratio);
+	else
+		snprintf(buf, len, "x%.0e", ratio);
+}
+
+/* "median ±CV": at most 15 columns (the number 8, " ±" and the CV 5) */
 static void fmt_side(char *buf, size_t len, const struct summary *s)
 {
-	if (isnan(s->median))
+	char num[16];
+
+	if (isnan(s->median)) {
 		snprintf(buf, len, "%s", "-");
-	else if (isnan(s->cv))
-		snprintf(buf, len, "%.5g", s->median);
+		return;
+	}
+	fmt_num(num, sizeof(num), s->median, 8);
+	if (isnan(s->cv) || isinf(s->cv))
+		snprintf(buf, len, "%s", num);
+	else if (s->cv * 100 < 99.95)
+		snprintf(buf, len, "%s ±%4.1f%%", num, s->cv * 100);
+	else if (s->cv * 100 < 999.5)
+		snprintf(buf, len, "%s ±%4.0f%%", num, s->cv * 100);
 	else
-		snprintf(buf, len, "%.5g ±%4.1f%%", s->median, s->cv * 100);
+		snprintf(buf, len, "%s ±>999%%", num);
+}
+
+void print_wrapped(char *text)
+{
+	size_t lead = strspn(text, " ");
+	const char *p = text + lead;
+	int col = printf("%.*s", (int)lead, text), first = 1;
+
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (!first && col + 1 + (int)w > CMP_COLUMNS)
+			col = printf("\n    ") - 1;
+		else if (!first)
+			col += printf(" ");
+		col += printf("%.*s", (int)w, p);
+		first = 0;
+		p += w;
+		p += strspn(p, " ");
+	}
+	putchar('\n');
+	free(text);
 }
 
 void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
@@ -383,49 +462,50 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
 	const char *lb = strrchr(label_b, '/') ? strrchr(label_b, '/') + 1 : label_b;
 	int i;
 
-	printf("%-22s %-17.17s %-17.17s %8s %17s %7s  %s\n", "metric", la, lb, "change",
+	/* 21 + 15 + 15 + 8 + 16 + 7 + 12 ("inconclusive") and six spaces: 100 columns */
+	printf("%-21s %-15.15s %-15.15s %8s %16s %7s %s\n", "metric", la, lb, "change",
 	       "95% CI", "p", "verdict");
 	for (i = 0; i < c->n; i++) {
 		const struct metric *m = &c->m[i];
-		char name[40], sa[24], sb[24], ci[24], ch[12], p[10];
+		char name[40], sa[32], sb[32], ci[40], lo[16], hi[16], ch[16], p[16];
 
 		if (m->better == BETTER_NONE)
 			continue;
-		/* the name shortened so that "name (unit)" fits its 22 columns */
+		/* the name shortened so that "name (unit)" fits its 21 columns */
 		snprintf(name, sizeof(name), "%.*s (%s)",
-			 19 - (int)strlen(m->unit) > 1 ? 19 - (int)strlen(m->unit) : 1, m->name, m->unit);
+			 18 - (int)strlen(m->unit) > 1 ? 18 - (int)strlen(m->unit) : 1, m->name, m->unit);
 		fmt_side(sa, sizeof(sa), &m->c.a);
 		fmt_side(sb, sizeof(sb), &m->c.b);
-		if (isnan(m->c.ratio)) {
-			snprintf(ch, sizeof(ch), "-");
+		fmt_change(ch, sizeof(ch), m->c.ratio);
+		if (isnan(m->c.ratio_lo) || isnan(m->c.ratio_hi)) {
 			snprintf(ci, sizeof(ci), "-");
 		} else {
-			snprintf(ch, sizeof(ch), "%+.1f%%", (m->c.ratio - 1) * 100);
-			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]", (m->c.ratio_lo - 1) * 100,
-				 (m->c.ratio_hi - 1) * 100);
+			fmt_ci_bound(lo, sizeof(lo), m->c.ratio_lo);
+			fmt_ci_bound(hi, sizeof(hi), m->c.ratio_hi);
+			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
 		}
 		if (isnan(m->c.p_adj))
 			snprintf(p, sizeof(p), "-");
 		else
-			snprintf(p, sizeof(p), "%.3g", m->c.p_adj);
+			snprintf(p, sizeof(p), m->c.p_adj < 1e-3 ? "%.2g" : "%.3g", m->c.p_adj);
 		/* "±" is two bytes but one column */
-		printf("%-22s %-*s %-*s %8s %17s %7s  %s\n", name, 17 + !!strstr(sa, "±"), sa,
-		       17 + !!strstr(sb, "±"), sb, ch, ci, p, verdict_names[m->c.verdict]);
+		printf("%-21.21s %-*s %-*s %8s %16s %7s %s\n", name, 15 + !!strstr(sa, "±"), sa,
+		       15 + !!strstr(sb, "±"), sb, ch, ci, p, verdict_names[m->c.verdict]);
 	}
 	for (i = 0; i < c->n; i++)
 		if (c->m[i].better != BETTER_NONE && c->m[i].c.verdict == V_INCONCLUSIVE) {
-			printf("  inconclusive %s: %s\n", c->m[i].name, c->m[i].c.why);
+			print_wrapped(xasprintf("  inconclusive %s: %s", c->m[i].name, c->m[i].c.why));
 			break;	/* the reason is the same for every metric of a run count */
 		}
 	if (c->primary >= 0)
-		printf("  primary endpoint %s (the claim's metric): its p alone, Holm across the "
-		       "others\n", c->m[c->primary].name);
+		print_wrapped(xasprintf("  primary endpoint %s (the claim's metric): its p alone, "
+					"Holm across the others", c->m[c->primary].name));
 	if (c->failed_a || c->failed_b)
 		printf("  failed runs: %d %s, %d %s (left out of the statistics)\n", c->failed_a,
 		       label_a, c->failed_b, label_b);
 	if (c->claim.present)
-		printf("claim (%s): %s: %s\n", c->claim.source, claim_names[c->claim.result],
-		       c->claim.why);
+		print_wrapped(xasprintf("claim (%s): %s: %s", c->claim.source,
+					claim_names[c->claim.result], c->claim.why));
 }
 
 int read_samples_file(const char *path, double **v, size_t *n)

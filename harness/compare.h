@@ -65,8 +65,20 @@ void cmp_set_claim(struct cmp *c, const char *metric, const char *better, const 
 void cmp_compute(struct cmp *c);
 /* the metrics part of comparison.json (new reference) */
 json_t *cmp_json(const struct cmp *c);
-/* the verdict table, lkp ncompare style, fitting 100 columns */
+/* the verdict table, lkp ncompare style, fitting CMP_COLUMNS for any magnitude */
+#define CMP_COLUMNS 100
 void cmp_print(const struct cmp *c, const char *label_a, const char *label_b);
+/* one line of text, wrapped at spaces so that no line passes CMP_COLUMNS; frees @text */
+void print_wrapped(char *text);
+/*
+ * A ratio as a change, at most 8 chars: "+12.3%", past 4 digits of percent
+ * a ratio "x50634", past 6 digits "x5.1e+06"; "-" for no ratio.
+ */
+void fmt_change(char *buf, size_t len, double ratio);
+/* @v printed with @fmt (one double), or "-" when it is NaN or infinite */
+void fmt_known(char *buf, size_t len, const char *fmt, double v) __attribute__((format(printf, 3, 0)));
+/* a CI bound, at most 6 chars: "+12.3", past 3 digits of percent "x506", "x5e+06" */
+void fmt_ci_bound(char *buf, size_t len, double ratio);
 /* Lehr's rule: runs a side to detect a shift @delta at 80 % power, alpha 0.05 */
 int runs_needed(double cv, double delta);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "history.h"
 #include "html.h"
 #include "util.h"
@@ -65,17 +66,25 @@ json_t *history_last_good(json_t *index, const char *date, const char *key, cons
 	return best;
 }
 
-/* "write_s regressed: 0.104 s -> 0.412 s (+296.2%, 95% CI +250.0% to +350.0%), p 0.016" */
+/*
+ * "write_s regressed: 0.104 s -> 0.412 s (+296.2%, 95% CI +250.0% to +350.0%), p_adjusted 0.016";
+ * a change past 4 digits of percent as a ratio (x50634), "-" for what is not known (null)
+ */
 static void metric_message(struct text *t, const char *name, json_t *m)
 {
 	const char *unit = str(m, "unit");
+	char ch[16], lo[16], hi[16], a[32], b[32], p[32];
 
-	text_add(t, "%s %s: %.6g %s -> %.6g %s (%+.1f%%, 95%% CI %+.1f%% to %+.1f%%), p_adjusted %.3g, "
-	    "n %lld vs %lld", name, str(m, "verdict"), num(m, "median_a"), unit, num(m, "median_b"),
-	    unit, (num(m, "ratio") - 1) * 100, (num(m, "ratio_ci_low") - 1) * 100,
-	    (num(m, "ratio_ci_high") - 1) * 100, num(m, "p_adjusted"),
-	    (long long)json_integer_value(json_object_get(m, "n_a")),
-	    (long long)json_integer_value(json_object_get(m, "n_b")));
+	fmt_change(ch, sizeof(ch), num(m, "ratio"));
+	fmt_change(lo, sizeof(lo), num(m, "ratio_ci_low"));
+	fmt_change(hi, sizeof(hi), num(m, "ratio_ci_high"));
+	fmt_known(a, sizeof(a), "%.6g", num(m, "median_a"));
+	fmt_known(b, sizeof(b), "%.6g", num(m, "median_b"));
+	fmt_known(p, sizeof(p), "%.3g", num(m, "p_adjusted"));
+	text_add(t, "%s %s: %s %s -> %s %s (%s, 95%% CI %s to %s), p_adjusted %s, n %lld vs %lld",
+		 name, str(m, "verdict"), a, unit, b, unit, ch, lo, hi, p,
+		 (long long)json_integer_value(json_object_get(m, "n_a")),
+		 (long long)json_integer_value(json_object_get(m, "n_b")));
 }
 
 static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, int *fails,
@@ -91,7 +100,7 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 	text_add(x, "  <testsuite name=\"");
 	text_esc(x, str(e, "key"));
 	text_add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
-	    infra, isnan(num(e, "wall_s")) ? 0 : num(e, "wall_s"));
+	    infra, isfinite(num(e, "wall_s")) ? num(e, "wall_s") : 0);
 	text_esc(x, str(night, "started"));
 	text_add(x, "\">\n    <properties>\n      <property name=\"kernel\" value=\"");
 	text_esc(x, str(e, "kernel"));
@@ -156,7 +165,8 @@ int history_write_night(const char *dir, json_t *night)
 	text_add(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kpair nightly ");
 	text_esc(&x, str(night, "name"));
 	text_add(&x, " %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\">\n%s</testsuites>\n",
-	    str(night, "date"), tests, fails, errs, num(night, "wall_s"), body.s);
+	    str(night, "date"), tests, fails, errs,
+	    isfinite(num(night, "wall_s")) ? num(night, "wall_s") : 0, body.s);
 	ret = write_file_atomic(jp, x.s, x.len);
 out:
 	free(body.s);
@@ -187,6 +197,17 @@ static json_t *merge(json_t *index, json_t *night)
 	return out;
 }
 
+/* widen [*lo, *hi] to hold @v (NaN: not yet set) */
+static void y_range(double *lo, double *hi, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (isnan(*lo) || v < *lo)
+		*lo = v;
+	if (isnan(*hi) || v > *hi)
+		*hi = v;
+}
+
 /* one trend plot of @metric: tonight's median per night and entry, regressed nights marked */
 static int trend_plot(const char *pdir, const char *metric, const char *unit, json_t *nights,
 		      struct text *h)
@@ -194,7 +215,8 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	struct text sc = { 0 }, reg = { 0 }, xt = { 0 };
 	json_t *keys = json_object(), *n, *e, *m;
 	const char *key;
-	char *rp = xasprintf("%s/%s-regressed.dat", pdir, metric), *svg, *sp, *div = NULL;
+	char *rp = xasprintf("%s/%s-regressed.dat", pdir, metric), *svg, *sp, *div = NULL, *why = NULL;
+	double lo = NAN, hi = NAN;
 	size_t i, k;
 	int ret = -1, first = 1;
 
@@ -216,6 +238,9 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 				char *line = xasprintf("%s%zu %.9g %.9g\n", json_string_value(d), i,
 						       num(m, "median_b"), num(m, "median_a"));
 
+				y_range(&lo, &hi, num(m, "median_b"));
+				y_range(&lo, &hi, num(m, "median_a"));
+
 				json_string_set(d, line);
 				free(line);
 			}
@@ -228,8 +253,13 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	text_add(&sc, "set terminal svg size 720,360 font 'sans,10' background '#ffffff'\n"
 		 "set termoption noenhanced\nset grid\nset key outside top center horizontal\n"
 		 "set output '%s'\nset title '%s: median per night (tonight: filled, baseline: open)'\n"
-		 "set ylabel '%s'\nset xrange [-0.5:%zu.5]\nset xtics rotate by -30 (%s)\nplot ",
+		 "set ylabel '%s'\nset xrange [-0.5:%zu.5]\nset xtics rotate by -30 (%s)\n",
 		 svg, metric, unit, json_array_size(nights) - 1, xt.s);
+	/* gnuplot refuses an empty y range: one night or a constant metric gets a padded one */
+	if (lo == hi)
+		text_add(&sc, "set yrange [%.17g:%.17g]\n", lo - (lo ? fabs(lo) * 0.1 : 1),
+			 hi + (hi ? fabs(hi) * 0.1 : 1));
+	text_add(&sc, "plot ");
 	json_object_foreach(keys, key, n) {
 		char *dp = xasprintf("%s/%s-%s.dat", pdir, metric, key);
 
@@ -253,14 +283,18 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 		text_add(&sc, ", '%s' using 1:2 with points pt 7 ps 2.2 lc rgb '#d00000' title 'regressed'", rp);
 	}
 	text_add(&sc, "\n");
-	if (html_svg(sp, sc.s, svg, &div) < 0)
-		goto out;
 	text_add(h, "<h2 class=\"metric\">");
 	text_esc(h, metric);
-	text_add(h, "</h2>\n%s", div);
+	text_add(h, "</h2>\n");
+	/* a plot that cannot be drawn costs its plot, not the page */
+	if (html_svg(sp, sc.s, svg, &div, &why) < 0)
+		html_plot_note(h, metric, why);
+	else
+		text_add(h, "%s", div);
 	ret = 0;
 out:
 	json_decref(keys);
+	free(why);
 	free(div);
 	free(sc.s);
 	free(reg.s);
@@ -275,6 +309,7 @@ static void nights_table(struct text *h, json_t *nights)
 {
 	json_t *n, *e, *m;
 	const char *name;
+	char ch[16];
 	size_t i, k;
 
 	text_add(h, "<table><tr><th>night</th><th>status</th><th>entry</th><th>baseline</th>"
@@ -294,7 +329,8 @@ static void nights_table(struct text *h, json_t *nights)
 			text_add(h, "</td><td>");
 			json_object_foreach(json_object_get(e, "metrics"), name, m) {
 				text_esc(h, name);
-				text_add(h, " <b>%s</b> %+.1f%%; ", str(m, "verdict"), (num(m, "ratio") - 1) * 100);
+				fmt_change(ch, sizeof(ch), num(m, "ratio"));
+				text_add(h, " <b>%s</b> %s; ", str(m, "verdict"), ch);
 			}
 			text_esc(h, !strcmp(str(e, "status"), "infra-failed") ? str(e, "reason") : "");
 			text_add(h, "</td></tr>\n");

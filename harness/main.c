@@ -18,6 +18,7 @@
 #include "nightly.h"
 #include "export.h"
 #include "run.h"
+#include "summary.h"
 #include "util.h"
 
 #define EXIT_USAGE 2
@@ -399,6 +400,7 @@ static int cmd_compare(int argc, char **argv)
 	int json = 0, higher = 0, c, i, regressed = 0;
 	double threshold = 0.02;
 	struct cmp cm;
+	json_t *j;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
@@ -437,17 +439,18 @@ static int cmd_compare(int argc, char **argv)
 		}
 	}
 	cmp_compute(&cm);
+	j = cmp_json(&cm);
+	json_object_set_new(j, "format", json_string(COMPARE_FORMAT));
+	json_object_set_new(j, "kind", json_string("compare"));
+	json_object_set_new(j, "summary", summary_lines(j));
 	if (json) {
-		json_t *j = cmp_json(&cm);
-
-		json_object_set_new(j, "format", json_string(COMPARE_FORMAT));
-		json_object_set_new(j, "kind", json_string("compare"));
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		putchar('\n');
-		json_decref(j);
 	} else {
+		summary_print(json_object_get(j, "summary"));
 		cmp_print(&cm, argv[optind], argv[optind + 1]);
 	}
+	json_decref(j);
 	for (i = 0; i < cm.n; i++)
 		regressed |= cm.m[i].c.verdict == V_REGRESSED;
 	cmp_release(&cm);

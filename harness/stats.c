@@ -307,8 +307,18 @@ void decide(struct comparison *c, int higher_is_better, double threshold)
 	double minp = mann_whitney_min_p(c->a.n, c->b.n);
 
 	c->verdict = V_INCONCLUSIVE;
-	if (c->a.n < 2 || c->b.n < 2 || isnan(c->ratio)) {
+	if (c->a.n < 2 || c->b.n < 2) {
 		snprintf(c->why, sizeof(c->why), "too few runs (%zu vs %zu)", c->a.n, c->b.n);
+		return;
+	}
+	/* every run the same value, the same on both sides: no ratio needed (0 / 0 has none) */
+	if (c->a.min == c->a.max && c->b.min == c->b.max && c->a.min == c->b.min) {
+		c->verdict = V_NO_CHANGE;
+		snprintf(c->why, sizeof(c->why), "every run %.6g on both sides", c->a.min);
+		return;
+	}
+	if (isnan(c->ratio)) {
+		snprintf(c->why, sizeof(c->why), "no ratio: the stock median is 0 (p %.3g)", c->p_adj);
 		return;
 	}
 	if (!isnan(c->p_adj) && c->p_adj < STATS_ALPHA && (c->ratio_lo > 1 || c->ratio_hi < 1)) {

@@ -3,7 +3,7 @@
 # calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 24
+plan 25
 job="$ROOT/configs/jobs/smoke.job"
 ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
 
@@ -34,6 +34,13 @@ chromium_dom() {
 chromium_dom --dump-dom "file://$WORK/big/report.html" >"$WORK/dom.html"
 [ "$(grep -o '<svg' "$WORK/dom.html" | wc -l)" = 4 ] && grep -q 'regressed' "$WORK/dom.html"
 ok $? "report.html renders in headless Chromium with 4 plots and the verdicts"
+# it opens with the summary: the finding in words, each verdict, failed runs, mode, the command
+grep -q '<p class="headline"><b>patched is [0-9.]* % slower on write_s (95 % CI [0-9.-]* %) and [0-9.]* % slower on read_s' "$WORK/dom.html" &&
+	grep -q '<li>read_s: regressed: patched is [0-9.]* % slower on read_s' "$WORK/dom.html" &&
+	grep -q '<li>failed runs: none</li>' "$WORK/dom.html" &&
+	grep -q '<li>mode: wallclock, pin none, disk.backing file: real time' "$WORK/dom.html" &&
+	grep -q "<li>rerun: <code>harness/kpair ab configs/jobs/smoke.job --stock $KERNEL --patched $KERNEL --set params.size=4M --patched-set params.size=32M -n 6 --seed 7</code></li>" "$WORK/dom.html"
+ok $? "the rendered page opens with the summary in words and the command to rerun it"
 chromium_dom --window-size=1200,1600 --screenshot="$WORK/report.png" "file://$WORK/big/report.html" >/dev/null
 [ "$(stat -c %s "$WORK/report.png" 2>/dev/null || echo 0)" -gt 20000 ]
 ok $? "and a screenshot of it is not blank"

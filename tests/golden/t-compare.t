@@ -6,7 +6,7 @@
 #   p_welch: scipy.stats.ttest_ind(equal_var=False), scipy 1.10.1;
 #   ratio: median(patched) / median(vanilla) by hand.
 . "$(dirname "$0")/../boot/lib.sh"
-plan 16
+plan 17
 C="$ROOT/configs/claims"
 # near VALUE WANT: equal within 1e-9 relative
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * (b < 0 ? -b : b) + 1e-12) }'; }
@@ -42,6 +42,9 @@ printf '1.0\nnot-a-number\n' >"$WORK/bad.txt"
 "$KPAIR" compare --metric x "$WORK/bad.txt" "$C/seed003-dd-vanilla.txt" 2>"$WORK/bad.err" >/dev/null
 [ $? -eq 2 ] && grep -q "bad.txt:2: not a number" "$WORK/bad.err"
 ok $? "a bad sample file is an error naming file and line"
-"$KPAIR" compare --metric dd_s --unit s "$C/seed003-dd-vanilla.txt" "$C/seed003-dd-patched.txt" | grep -q "^dd_s (s) .*inconclusive"
+"$KPAIR" compare --metric dd_s --unit s "$C/seed003-dd-vanilla.txt" "$C/seed003-dd-patched.txt" >"$WORK/dd.out"
+grep -q "^dd_s (s) .*inconclusive" "$WORK/dd.out"
 ok $? "terminal table"
+is "$(head -2 "$WORK/dd.out" | tr '\n' '|')" "no verdict: these runs cannot tell patched from stock on any metric (5 runs a side)|  dd_s: inconclusive: p 0.667 and ratio CI 0.904-1.035: neither a change nor within +/- 2%|" \
+	"the table opens with the finding in words"
 done_testing

@@ -214,6 +214,59 @@ static void test_verdicts(void **state)
 	assert_contains(c.why, "too few runs");
 }
 
+/* constant, all-zero and zero-on-one-side samples: a verdict or a reason, never a wrong one */
+static void test_degenerate(void **state)
+{
+	static const double z[] = { 0, 0, 0, 0, 0 }, k[] = { 5, 5, 5, 5, 5 };
+	static const double v[] = { 5, 5.2, 4.9, 5.1, 5.05 };
+	struct comparison c;
+
+	(void)state;
+	compare_samples(z, 5, z, 5, &c);	/* 0 / 0: no ratio, yet nothing changed */
+	decide(&c, 0, 0.02);
+	assert_int_equal(c.verdict, V_NO_CHANGE);
+	assert_contains(c.why, "every run 0 on both sides");
+	compare_samples(k, 5, k, 5, &c);
+	decide(&c, 0, 0.02);
+	assert_int_equal(c.verdict, V_NO_CHANGE);
+	compare_samples(z, 5, v, 5, &c);	/* stock 0: no ratio, and not "too few runs" */
+	decide(&c, 0, 0.02);
+	assert_int_equal(c.verdict, V_INCONCLUSIVE);
+	assert_contains(c.why, "stock median is 0");
+	compare_samples(z, 1, k, 1, &c);
+	decide(&c, 0, 0.02);
+	assert_int_equal(c.verdict, V_INCONCLUSIVE);
+	assert_contains(c.why, "too few runs (1 vs 1)");
+}
+
+/* the table's change and CI columns keep their width for any magnitude */
+static void test_change_format(void **state)
+{
+	char b[32];
+
+	(void)state;
+	fmt_change(b, sizeof(b), 1.123);
+	assert_string_equal(b, "+12.3%");
+	fmt_change(b, sizeof(b), 100.999);
+	assert_string_equal(b, "+9999.9%");
+	fmt_change(b, sizeof(b), 50634.13);
+	assert_string_equal(b, "x50634");
+	fmt_change(b, sizeof(b), 5.1e6);
+	assert_string_equal(b, "x5.1e+06");
+	fmt_change(b, sizeof(b), 0);
+	assert_string_equal(b, "-100.0%");
+	fmt_change(b, sizeof(b), NAN);
+	assert_string_equal(b, "-");
+	fmt_ci_bound(b, sizeof(b), 0.5);
+	assert_string_equal(b, "-50.0");
+	fmt_ci_bound(b, sizeof(b), 10.99);
+	assert_string_equal(b, "+999.0");
+	fmt_ci_bound(b, sizeof(b), 506.3);
+	assert_string_equal(b, "x506");
+	fmt_ci_bound(b, sizeof(b), 2.5e7);
+	assert_string_equal(b, "x2e+07");
+}
+
 static void test_claims(void **state)
 {
 	(void)state;
@@ -304,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_change_format),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_mad_outliers),
 		cmocka_unit_test(test_primary_endpoint),
