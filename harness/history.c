@@ -10,20 +10,6 @@
 #include "html.h"
 #include "util.h"
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-static double num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 json_t *history_load(const char *root)
 {
 	char *path = xasprintf("%s/index.json", root);
@@ -51,12 +37,12 @@ json_t *history_last_good(json_t *index, const char *date, const char *key, cons
 	size_t i, k;
 
 	json_array_foreach(nights, i, n) {
-		const char *d = str(n, "date");
+		const char *d = jget_str(n, "date");
 
 		if (strcmp(d, date) >= 0 || (best_date && strcmp(d, best_date) <= 0))
 			continue;
 		json_array_foreach(json_object_get(n, "entries"), k, e)
-			if (!strcmp(str(e, "key"), key) && !strcmp(str(e, "status"), "passed") &&
+			if (!strcmp(jget_str(e, "key"), key) && !strcmp(jget_str(e, "status"), "passed") &&
 			    json_is_string(json_object_get(e, "kernel"))) {
 				best = e;
 				best_date = d;
@@ -72,17 +58,17 @@ json_t *history_last_good(json_t *index, const char *date, const char *key, cons
  */
 static void metric_message(struct text *t, const char *name, json_t *m)
 {
-	const char *unit = str(m, "unit");
+	const char *unit = jget_str(m, "unit");
 	char ch[16], lo[16], hi[16], a[32], b[32], p[32];
 
-	fmt_change(ch, sizeof(ch), num(m, "ratio"));
-	fmt_change(lo, sizeof(lo), num(m, "ratio_ci_low"));
-	fmt_change(hi, sizeof(hi), num(m, "ratio_ci_high"));
-	fmt_known(a, sizeof(a), "%.6g", num(m, "median_a"));
-	fmt_known(b, sizeof(b), "%.6g", num(m, "median_b"));
-	fmt_known(p, sizeof(p), "%.3g", num(m, "p_adjusted"));
+	fmt_change(ch, sizeof(ch), jget_num(m, "ratio"));
+	fmt_change(lo, sizeof(lo), jget_num(m, "ratio_ci_low"));
+	fmt_change(hi, sizeof(hi), jget_num(m, "ratio_ci_high"));
+	fmt_known(a, sizeof(a), "%.6g", jget_num(m, "median_a"));
+	fmt_known(b, sizeof(b), "%.6g", jget_num(m, "median_b"));
+	fmt_known(p, sizeof(p), "%.3g", jget_num(m, "p_adjusted"));
 	text_add(t, "%s %s: %s %s -> %s %s (%s, 95%% CI %s to %s), p_adjusted %s, n %lld vs %lld",
-		 name, str(m, "verdict"), a, unit, b, unit, ch, lo, hi, p,
+		 name, jget_str(m, "verdict"), a, unit, b, unit, ch, lo, hi, p,
 		 (long long)json_integer_value(json_object_get(m, "n_a")),
 		 (long long)json_integer_value(json_object_get(m, "n_b")));
 }
@@ -91,42 +77,42 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 			int *errs)
 {
 	json_t *metrics = json_object_get(e, "metrics"), *m;
-	int infra = !strcmp(str(e, "status"), "infra-failed");
+	int infra = !strcmp(jget_str(e, "status"), "infra-failed");
 	int nt = (int)json_object_size(metrics) + infra, nf = 0;
 	const char *name;
 
 	json_object_foreach(metrics, name, m)
-		nf += !strcmp(str(m, "verdict"), "regressed");
+		nf += !strcmp(jget_str(m, "verdict"), "regressed");
 	text_add(x, "  <testsuite name=\"");
-	text_esc(x, str(e, "key"));
+	text_esc(x, jget_str(e, "key"));
 	text_add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
-	    infra, isfinite(num(e, "wall_s")) ? num(e, "wall_s") : 0);
-	text_esc(x, str(night, "started"));
+	    infra, isfinite(jget_num(e, "wall_s")) ? jget_num(e, "wall_s") : 0);
+	text_esc(x, jget_str(night, "started"));
 	text_add(x, "\">\n    <properties>\n      <property name=\"kernel\" value=\"");
-	text_esc(x, str(e, "kernel"));
+	text_esc(x, jget_str(e, "kernel"));
 	text_add(x, "\"/>\n      <property name=\"baseline\" value=\"");
-	text_esc(x, str(json_object_get(e, "baseline"), "kernel"));
+	text_esc(x, jget_str(json_object_get(e, "baseline"), "kernel"));
 	text_add(x, "\"/>\n      <property name=\"baseline_night\" value=\"");
-	text_esc(x, str(json_object_get(e, "baseline"), "night"));
+	text_esc(x, jget_str(json_object_get(e, "baseline"), "night"));
 	text_add(x, "\"/>\n    </properties>\n");
 	json_object_foreach(metrics, name, m) {
 		struct text msg = { 0 };
 
 		metric_message(&msg, name, m);
 		text_add(x, "    <testcase classname=\"kpair.nightly.");
-		text_esc(x, str(e, "key"));
+		text_esc(x, jget_str(e, "key"));
 		text_add(x, "\" name=\"");
 		text_esc(x, name);
 		text_add(x, "\" time=\"0\">\n");
-		if (!strcmp(str(m, "verdict"), "regressed")) {
+		if (!strcmp(jget_str(m, "verdict"), "regressed")) {
 			text_add(x, "      <failure type=\"regressed\" message=\"");
 			text_esc(x, msg.s);
 			text_add(x, "; baseline ");
-			text_esc(x, str(json_object_get(e, "baseline"), "kernel"));
+			text_esc(x, jget_str(json_object_get(e, "baseline"), "kernel"));
 			text_add(x, ", tonight ");
-			text_esc(x, str(e, "kernel"));
+			text_esc(x, jget_str(e, "kernel"));
 			text_add(x, "\">");
-			text_esc(x, str(m, "why"));
+			text_esc(x, jget_str(m, "why"));
 			text_add(x, "</failure>\n");
 		} else {
 			text_add(x, "      <system-out>");
@@ -138,9 +124,9 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 	}
 	if (infra) {
 		text_add(x, "    <testcase classname=\"kpair.nightly.");
-		text_esc(x, str(e, "key"));
+		text_esc(x, jget_str(e, "key"));
 		text_add(x, "\" name=\"runs\" time=\"0\">\n      <error type=\"infra-failed\" message=\"");
-		text_esc(x, str(e, "reason"));
+		text_esc(x, jget_str(e, "reason"));
 		text_add(x, "\"/>\n    </testcase>\n");
 	}
 	text_add(x, "  </testsuite>\n");
@@ -163,10 +149,10 @@ int history_write_night(const char *dir, json_t *night)
 	json_array_foreach(json_object_get(night, "entries"), i, e)
 		junit_entry(&body, night, e, &tests, &fails, &errs);
 	text_add(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kpair nightly ");
-	text_esc(&x, str(night, "name"));
+	text_esc(&x, jget_str(night, "name"));
 	text_add(&x, " %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\">\n%s</testsuites>\n",
-	    str(night, "date"), tests, fails, errs,
-	    isfinite(num(night, "wall_s")) ? num(night, "wall_s") : 0, body.s);
+	    jget_str(night, "date"), tests, fails, errs,
+	    isfinite(jget_num(night, "wall_s")) ? jget_num(night, "wall_s") : 0, body.s);
 	ret = write_file_atomic(jp, x.s, x.len);
 out:
 	free(body.s);
@@ -178,7 +164,7 @@ out:
 
 static int by_date(const void *a, const void *b)
 {
-	return strcmp(str(*(json_t *const *)a, "date"), str(*(json_t *const *)b, "date"));
+	return strcmp(jget_str(*(json_t *const *)a, "date"), jget_str(*(json_t *const *)b, "date"));
 }
 
 /* nights sorted by date, @night in place of one of the same date (new reference) */
@@ -188,7 +174,7 @@ static json_t *merge(json_t *index, json_t *night)
 	size_t i, k = 0;
 
 	json_array_foreach(old, i, n)
-		if (strcmp(str(n, "date"), str(night, "date")) && k < ARRAY_SIZE(v) - 1)
+		if (strcmp(jget_str(n, "date"), jget_str(night, "date")) && k < ARRAY_SIZE(v) - 1)
 			v[k++] = n;
 	v[k++] = night;
 	qsort(v, k, sizeof(v[0]), by_date);
@@ -222,30 +208,30 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 
 	text_add(&reg, "%s", "");
 	json_array_foreach(nights, i, n) {
-		text_add(&xt, "%s\"%s\" %zu", i ? ", " : "", str(n, "date"), i);
+		text_add(&xt, "%s\"%s\" %zu", i ? ", " : "", jget_str(n, "date"), i);
 		json_array_foreach(json_object_get(n, "entries"), k, e) {
 			json_t *d;
 
 			m = json_object_get(json_object_get(e, "metrics"), metric);
-			if (!m || isnan(num(m, "median_b")))
+			if (!m || isnan(jget_num(m, "median_b")))
 				continue;
-			d = json_object_get(keys, str(e, "key"));
+			d = json_object_get(keys, jget_str(e, "key"));
 			if (!d) {
 				d = json_string("");
-				json_object_set_new(keys, str(e, "key"), d);
+				json_object_set_new(keys, jget_str(e, "key"), d);
 			}
 			{
 				char *line = xasprintf("%s%zu %.9g %.9g\n", json_string_value(d), i,
-						       num(m, "median_b"), num(m, "median_a"));
+						       jget_num(m, "median_b"), jget_num(m, "median_a"));
 
-				y_range(&lo, &hi, num(m, "median_b"));
-				y_range(&lo, &hi, num(m, "median_a"));
+				y_range(&lo, &hi, jget_num(m, "median_b"));
+				y_range(&lo, &hi, jget_num(m, "median_a"));
 
 				json_string_set(d, line);
 				free(line);
 			}
-			if (!strcmp(str(m, "verdict"), "regressed"))
-				text_add(&reg, "%zu %.9g\n", i, num(m, "median_b"));
+			if (!strcmp(jget_str(m, "verdict"), "regressed"))
+				text_add(&reg, "%zu %.9g\n", i, jget_num(m, "median_b"));
 		}
 	}
 	svg = xasprintf("%s/%s.svg", pdir, metric);
@@ -318,21 +304,21 @@ static void nights_table(struct text *h, json_t *nights)
 		json_array_foreach(json_object_get(n, "entries"), k, e) {
 			text_add(h, "<tr class=\"%s\"><td><a href=\"%s/summary.json\">%s</a> "
 			       "<a href=\"%s/junit.xml\">junit</a></td><td>%s</td>"
-			       "<td><a href=\"%s/%s/report.html\">", str(e, "status"), str(n, "date"),
-			    str(n, "date"), str(n, "date"), str(e, "status"), str(n, "date"),
-			    str(e, "dir"));
-			text_esc(h, str(e, "key"));
+			       "<td><a href=\"%s/%s/report.html\">", jget_str(e, "status"), jget_str(n, "date"),
+			    jget_str(n, "date"), jget_str(n, "date"), jget_str(e, "status"), jget_str(n, "date"),
+			    jget_str(e, "dir"));
+			text_esc(h, jget_str(e, "key"));
 			text_add(h, "</a></td><td>");
-			text_esc(h, str(json_object_get(e, "baseline"), "kernel"));
+			text_esc(h, jget_str(json_object_get(e, "baseline"), "kernel"));
 			text_add(h, "</td><td>");
-			text_esc(h, str(e, "kernel"));
+			text_esc(h, jget_str(e, "kernel"));
 			text_add(h, "</td><td>");
 			json_object_foreach(json_object_get(e, "metrics"), name, m) {
 				text_esc(h, name);
-				fmt_change(ch, sizeof(ch), num(m, "ratio"));
-				text_add(h, " <b>%s</b> %s; ", str(m, "verdict"), ch);
+				fmt_change(ch, sizeof(ch), jget_num(m, "ratio"));
+				text_add(h, " <b>%s</b> %s; ", jget_str(m, "verdict"), ch);
 			}
-			text_esc(h, !strcmp(str(e, "status"), "infra-failed") ? str(e, "reason") : "");
+			text_esc(h, !strcmp(jget_str(e, "status"), "infra-failed") ? jget_str(e, "reason") : "");
 			text_add(h, "</td></tr>\n");
 		}
 	}
@@ -365,7 +351,7 @@ static int index_html(const char *root, json_t *nights)
 		json_array_foreach(json_object_get(n, "entries"), k, e)
 			json_object_foreach(json_object_get(e, "metrics"), name, m)
 				if (!json_object_get(units, name))
-					json_object_set_new(units, name, json_string(str(m, "unit")));
+					json_object_set_new(units, name, json_string(jget_str(m, "unit")));
 	json_object_foreach(units, name, m) {
 		char safe[96];
 		size_t j;

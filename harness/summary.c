@@ -11,28 +11,14 @@
 #include "summary.h"
 #include "util.h"
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
-static double num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static int perf(json_t *m)
 {
-	return strcmp(str(m, "better"), "none") != 0;
+	return strcmp(jget_str(m, "better"), "none") != 0;
 }
 
 static int decisive(json_t *m)
 {
-	return !strcmp(str(m, "verdict"), "improved") || !strcmp(str(m, "verdict"), "regressed");
+	return !strcmp(jget_str(m, "verdict"), "improved") || !strcmp(jget_str(m, "verdict"), "regressed");
 }
 
 /* "5 runs a side" or "5 stock and 4 patched runs" */
@@ -53,8 +39,8 @@ static void runs_phrase(struct text *t, json_t *m, const char *la, const char *l
  */
 static void change_phrase(struct text *t, json_t *m, const char *name)
 {
-	double r = num(m, "ratio"), lo = num(m, "ratio_ci_low"), hi = num(m, "ratio_ci_high");
-	int higher = !strcmp(str(m, "better"), "higher");
+	double r = jget_num(m, "ratio"), lo = jget_num(m, "ratio_ci_low"), hi = jget_num(m, "ratio_ci_high");
+	int higher = !strcmp(jget_str(m, "better"), "higher");
 	int faster = higher ? r > 1 : r < 1;
 	double a = fabs(lo - 1) * 100, b = fabs(hi - 1) * 100;
 	int prec;
@@ -82,7 +68,7 @@ static char *headline(json_t *metrics, double threshold, const char *la, const c
 		if (!perf(m))
 			continue;
 		n++;
-		nchange += !strcmp(str(m, "verdict"), "no-change");
+		nchange += !strcmp(jget_str(m, "verdict"), "no-change");
 		k += decisive(m);
 		one = m;
 	}
@@ -118,14 +104,14 @@ static char *metric_sentence(const char *name, json_t *m, const char *la, const 
 {
 	struct text t = { 0 };
 
-	text_add(&t, "%s: %s: ", name, str(m, "verdict"));
+	text_add(&t, "%s: %s: ", name, jget_str(m, "verdict"));
 	if (decisive(m)) {
 		text_add(&t, "%s is ", lb);
 		change_phrase(&t, m, name);
 		text_add(&t, " than %s, ", la);
 		runs_phrase(&t, m, la, lb);
 	} else {
-		text_add(&t, "%s", str(m, "why"));
+		text_add(&t, "%s", jget_str(m, "why"));
 	}
 	return t.s;
 }
@@ -133,8 +119,8 @@ static char *metric_sentence(const char *name, json_t *m, const char *la, const 
 /* what the job's measurement mode means for the numbers */
 static char *mode_sentence(json_t *job)
 {
-	const char *mode = str(job, "mode"), *pin = str(job, "pin");
-	const char *backing = str(json_object_get(job, "disk"), "backing");
+	const char *mode = jget_str(job, "mode"), *pin = jget_str(job, "pin");
+	const char *backing = jget_str(json_object_get(job, "disk"), "backing");
 	struct text t = { 0 };
 
 	text_add(&t, "mode: %s, pin %s, disk.backing %s: ", *mode ? mode : "wallclock",
@@ -168,7 +154,7 @@ static char *sides_sentence(json_t *sides, const char *la, const char *lb)
 	text_add(&t, "compared:");
 	for (k = 0; k < 2; k++) {
 		s = json_object_get(sides, k ? "patched" : "stock");
-		text_add(&t, "%s %s %s", k ? ";" : "", k ? lb : la, str(s, "kernel_id"));
+		text_add(&t, "%s %s %s", k ? ";" : "", k ? lb : la, jget_str(s, "kernel_id"));
 		json_array_foreach(json_object_get(s, "sets"), i, v)
 			text_add(&t, "%s%s", i ? ", " : " with ", json_string_value(v));
 	}
@@ -186,18 +172,18 @@ json_t *summary_lines(json_t *cmp)
 {
 	json_t *out = json_array(), *metrics = json_object_get(cmp, "metrics"), *m;
 	json_t *claim = json_object_get(cmp, "claim");
-	int aa = !strcmp(str(cmp, "kind"), "calibrate");
+	int aa = !strcmp(jget_str(cmp, "kind"), "calibrate");
 	const char *la = aa ? "A" : "stock", *lb = aa ? "A'" : "patched", *name;
 	long long fa = (long long)json_integer_value(json_object_get(cmp, "failed_a"));
 	long long fb = (long long)json_integer_value(json_object_get(cmp, "failed_b"));
 
-	add(out, headline(metrics, num(cmp, "threshold"), la, lb, aa));
+	add(out, headline(metrics, jget_num(cmp, "threshold"), la, lb, aa));
 	json_object_foreach(metrics, name, m)
 		if (perf(m))
 			add(out, metric_sentence(name, m, la, lb));
 	if (claim)
-		json_array_append_new(out, json_sprintf("claim (%s): %s: %s", str(claim, "source"),
-							str(claim, "result"), str(claim, "why")));
+		json_array_append_new(out, json_sprintf("claim (%s): %s: %s", jget_str(claim, "source"),
+							jget_str(claim, "result"), jget_str(claim, "why")));
 	if (fa || fb)
 		json_array_append_new(out, json_sprintf("failed runs: %lld %s, %lld %s (left out of "
 							"the statistics; their result.json say why)",
@@ -209,7 +195,7 @@ json_t *summary_lines(json_t *cmp)
 	if (json_is_object(json_object_get(cmp, "job")))
 		add(out, mode_sentence(json_object_get(cmp, "job")));
 	if (json_is_string(json_object_get(cmp, "command")))
-		json_array_append_new(out, json_sprintf("rerun: %s", str(cmp, "command")));
+		json_array_append_new(out, json_sprintf("rerun: %s", jget_str(cmp, "command")));
 	return out;
 }
 

@@ -1,6 +1,7 @@
 /* util.c - error reporting, paths, time and files: the helpers every stage uses */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
@@ -598,4 +599,18 @@ int host_cache_drop(void)
 		ret = error("%s: %s", path, strerror(errno));
 	close(fd);
 	return ret;
+}
+
+const char *jget_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+double jget_num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }

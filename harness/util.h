@@ -50,6 +50,11 @@ int write_file_atomic(const char *path, const void *buf, size_t len);
 int copy_file(const char *src, const char *dst);
 /* @j (borrowed) as indented JSON, written atomically to @path */
 int write_json_atomic(const char *path, json_t *j);
+/* @o's string member @key, "" when it is missing or not a string */
+const char *jget_str(json_t *o, const char *key);
+/* @o's number member @key, NAN when it is missing or not a number */
+double jget_num(json_t *o, const char *key);
+
 /* hex sha256 of a file into @hex (65 bytes), by spawning sha256sum */
 int sha256_file(const char *path, char hex[65]);
 /*
