@@ -37,7 +37,7 @@ HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
-SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
+SHARED := workload units record jwalk child $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent cycles $(SHARED)
 
 # sanitized and plain objects apart, so the two builds never mix objects
