@@ -13,6 +13,9 @@
 #include "units.h"
 
 #define WL_MAX_PARAMS 16
+#define WL_PARAM_TEXT_MAX 3072	/* longest UNIT_STRING value (one /kpair/job line) */
+/* where a UNIT_FILE parameter's file is in the guest: WL_FILES_DIR/<parameter name> */
+#define WL_FILES_DIR "/kpair/files"
 
 struct wl_param {
 	const char *name;
@@ -31,6 +34,7 @@ struct wl_ctx {
 	const char *input;		/* read-only input disk (WL_INPUT_*), or "" */
 	uint64_t seed;
 	uint64_t val[WL_MAX_PARAMS];	/* parameter values, in table order */
+	const char *str[WL_MAX_PARAMS];	/* UNIT_STRING text, UNIT_FILE path in the guest */
 	void *priv;			/* the workload's own state */
 };
 
@@ -125,6 +129,13 @@ double wl_rand_unit(struct wl_rand *r);			/* uniform in [0, 1) */
  */
 #define WL_HIST_MAX_LOG2 24	/* 2^24 us = 16.8 s */
 int wl_lat_report(const char *prefix, double *us, size_t n);
+
+/*
+ * fio-job (guest/wl-fiojob.c): fio's --output-format=json output, @len bytes
+ * at @out, as samples <job>.<dir>.<field>; -1 with an error record when it
+ * has no jobs, a job's error, or does not parse. The unit tests call it too.
+ */
+int fiojob_report(const char *out, size_t len);
 
 /* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
 int wl_remount(const struct wl_ctx *ctx);

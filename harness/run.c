@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "config.h"
 #include "image.h"
 #include "kernel.h"
@@ -29,9 +30,16 @@ char *run_job_text(const struct job *job, int input)
 
 	for (i = 0; job->wl->params[i].name; i++) {
 		const struct wl_param *p = &job->wl->params[i];
-		char *n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
-				    (unsigned long long)job->pval[i],
-				    p->kind == UNIT_DURATION ? "ms" : "");
+		char *n;
+
+		if (p->kind == UNIT_FILE)	/* the guest's copy of it */
+			n = xasprintf("%sparam.%s=%s/%s\n", t, p->name, WL_FILES_DIR, p->name);
+		else if (p->kind == UNIT_STRING)
+			n = xasprintf("%sparam.%s=%s\n", t, p->name, job_param_text(job, i));
+		else
+			n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
+				      (unsigned long long)job->pval[i],
+				      p->kind == UNIT_DURATION ? "ms" : "");
 		free(t);
 		t = n;
 	}
@@ -323,6 +331,7 @@ int run_one(const struct run_opts *o)
 	struct initramfs_spec is = { 0 };
 	struct vm_spec spec = { 0 };
 	struct tarball tb;
+	struct bench_files bf;
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
 	char *tsc = NULL;
@@ -341,6 +350,7 @@ int run_one(const struct run_opts *o)
 	disk_init(&disk);
 	vm_result_init(&vm);
 	tarball_init(&tb);
+	bench_files_init(&bf);
 	memset(&samples, 0, sizeof(samples));
 	samples.fd = -1;
 	started = utc_stamp();
@@ -435,6 +445,10 @@ int run_one(const struct run_opts *o)
 		tool_dst = xasprintf("kpair/tools/%s", job.wl->tool);
 		is.extra[is.nextra++] = (struct initramfs_file){ NULL, "kpair/tools", 0755 };
 		is.extra[is.nextra++] = (struct initramfs_file){ tool, tool_dst, 0755 };
+	}
+	if (bench_files_add(&bf, &job, &is, dir) < 0) {	/* the user's job file or program */
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
+		goto out_report;
 	}
 	if (strcmp(job.backing, "file"))	/* tmpfs, and ram's source image */
 		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
@@ -578,6 +592,7 @@ out:
 	samples_release(&samples);
 	vm_result_release(&vm);
 	tarball_release(&tb);
+	bench_files_release(&bf);
 	disk_release(&disk);
 	modlist_release(&mods);
 	kernel_release(&kernel);

@@ -1,0 +1,219 @@
+/*
+ * t-bench.c - unit tests of the user's own benchmarks: the guest's reading of
+ * fio's JSON (guest/wl-fiojob.c: fiojob_report, fed a real fio 3.33 output of
+ * tests/boot/jobs/fio-two-jobs.fio and hand-made broken ones) and the host's
+ * scan of fio job files (harness/bench-fio.c: what it refuses, at which line).
+ * Run from the project directory (make check does): it reads tests/unit/data/.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+
+#include "unit.h"
+
+#include "bench.h"
+#include "record.h"
+#include "util.h"
+#include "workload.h"
+
+static char *dir;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	dir = scratch_dir("t-bench");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+/* fiojob_report on @json; its return in *ret, the records it sent (caller frees) */
+static char *report(const char *json, size_t len, int *ret)
+{
+	FILE *f = tmpfile();
+	char *text;
+	long n;
+
+	assert_non_null(f);
+	rec_set_fd(fileno(f));
+	*ret = fiojob_report(json, len);
+	rec_set_fd(-1);
+	n = lseek(fileno(f), 0, SEEK_END);
+	assert_true(n >= 0);
+	text = calloc(1, n + 1);
+	assert_non_null(text);
+	assert_int_equal(pread(fileno(f), text, n, 0), n);
+	fclose(f);
+	return text;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static void test_two_jobs(void **state)
+{
+	char *json = NULL, *rec;
+	size_t len;
+	int ret;
+
+	(void)state;
+	assert_int_equal(read_file("tests/unit/data/fio-two-jobs.json", &json, &len), 0);
+	rec = report(json, len, &ret);
+	assert_int_equal(ret, 0);
+	/* both jobs, fio's byte counts, the direction each one did */
+	assert_contains(rec, "\"metric\":\"writer.write.io_bytes\",\"unit\":\"B\",\"value\":2097152}");
+	assert_contains(rec, "\"metric\":\"reader.read.io_bytes\",\"unit\":\"B\",\"value\":2097152}");
+	assert_contains(rec, "\"metric\":\"writer.write.bw\",\"unit\":\"KiB/s\"");
+	assert_contains(rec, "\"metric\":\"reader.read.iops\",\"unit\":\"ops/s\"");
+	assert_contains(rec, "\"metric\":\"writer.write.clat_ns.p50\",\"unit\":\"ns\",\"value\":14400}");
+	assert_contains(rec, "\"metric\":\"writer.write.clat_ns.p99\",\"unit\":\"ns\",\"value\":44288}");
+	assert_contains(rec, "\"metric\":\"writer.write.clat_ns.p99.9\",\"unit\":\"ns\"");
+	assert_contains(rec, "\"metric\":\"reader.read.runtime\",\"unit\":\"ms\"");
+	assert_contains(rec, "\"metric\":\"reader.sys_cpu\",\"unit\":\"%\"");
+	/* nothing for the directions a job did not do, nor for syncs it did not issue */
+	assert_null(strstr(rec, "writer.read."));
+	assert_null(strstr(rec, "reader.write."));
+	assert_null(strstr(rec, ".trim."));
+	assert_null(strstr(rec, ".sync."));
+	assert_int_equal(count(rec, "\"type\":\"sample\""), 2 * (8 + 2));
+	assert_int_equal(count(rec, "\"type\":\"error\""), 0);
+	free(rec);
+	free(json);
+}
+
+#define DIRS(r, w) "\"read\":{\"total_ios\":" #r ",\"io_bytes\":" #r "},\"write\":{\"total_ios\":" \
+	#w ",\"io_bytes\":" #w "},\"trim\":{\"total_ios\":0},\"sync\":{\"total_ios\":0}"
+
+static void test_names(void **state)
+{
+	/* a note before the JSON; the same name twice; a name with characters metrics do not take */
+	static const char json[] = "note: both jobs\n{\"jobs\":["
+		"{\"jobname\":\"seq\",\"error\":0," DIRS(5, 0) "},"
+		"{\"jobname\":\"seq\",\"error\":0," DIRS(7, 0) "},"
+		"{\"jobname\":\"a b/c\",\"error\":0," DIRS(0, 9) "}]}";
+	char *rec;
+	int ret;
+
+	(void)state;
+	rec = report(json, sizeof(json) - 1, &ret);
+	assert_int_equal(ret, 0);
+	assert_contains(rec, "\"metric\":\"seq.read.io_bytes\",\"unit\":\"B\",\"value\":5}");
+	assert_contains(rec, "\"metric\":\"seq_2.read.io_bytes\",\"unit\":\"B\",\"value\":7}");
+	assert_contains(rec, "\"metric\":\"a_b_c.write.io_bytes\",\"unit\":\"B\",\"value\":9}");
+	free(rec);
+}
+
+static void test_bad_output(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{ "fio: engine libaio not loadable\n", "fio printed no JSON" },
+		{ "{\"jobs\":[{\"jobname\":\"x\",", "does not parse near byte" },
+		{ "{\"jobs\":[]}", "fio's JSON has no jobs" },
+		{ "{\"jobs\":[{\"jobname\":\"x\",\"error\":28," DIRS(0, 1) "}]}",
+		  "fio job x: error 28 (No space left on device)" },
+		{ "{\"jobs\":[{\"jobname\":\"x\",\"error\":0,\"mixed\":{\"total_ios\":3}}]}",
+		  "no read or write total_ios for job x" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret;
+		char *rec = report(cases[i].json, strlen(cases[i].json), &ret);
+
+		assert_int_equal(ret, -1);
+		assert_contains(rec, "\"type\":\"error\"");
+		assert_contains(rec, cases[i].msg);
+		assert_null(strstr(rec, "\"type\":\"sample\""));
+		free(rec);
+	}
+}
+
+/* the host's scan: fio_jobfile_check on @text; what it printed (caller frees) */
+static char *scan(const char *text, int *ret)
+{
+	struct capture c;
+	char *path = scratch_write(dir, "job.fio", text, strlen(text));
+
+	capture_start(&c);
+	*ret = fio_jobfile_check(path);
+	free(path);
+	return capture_end(&c);
+}
+
+static void test_scan_refusals(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "[a]\nfilename=/dev/vda\n", "job.fio:2: filename: '/dev/vda': an absolute path" },
+		{ "[a]\n  FileName = a:/etc/passwd\n", "job.fio:2: filename: 'a:/etc/passwd': an absolute" },
+		{ "[a]\nfilename=x\\:y:../z\n", "job.fio:2: filename: 'x\\:y:../z': a '..' component" },
+		{ "[a]\nfilename=-\n", "stdin or stdout" },
+		{ "[a]\nopendir=/usr\n", "job.fio:2: opendir: '/usr': an absolute path" },
+		{ "[a]\nfilename_format=/tmp/$jobname\n", "job.fio:2: filename_format:" },
+		{ "; c\n# c\n[a]\nexec_prerun=ls\n", "job.fio:4: exec_prerun: runs a shell command" },
+		{ "[a]\ndirectory=.\n", "job.fio:2: directory: kpair sets directory=" },
+		{ "[a]\nioengine=external:/x.so\n", "job.fio:2: ioengine: 'external:/x.so': not a local" },
+		{ "[a]\nioengine=libaio\n", "no libaio" },
+		{ "[a]\nioengine=sg\n", "ioengine: 'sg'" },
+		{ "include x.fio\n[a]\n", "job.fio:1: include: include files are not copied" },
+		{ "[a]\nsize=${SZ}\n", "job.fio:2: size: '${SZ}': environment variables" },
+		{ "[a]\nwrite_lat_log=lat\n", "job.fio:2: write_lat_log:" },
+		{ "[a]\nunified_rw_reporting=1\n", "job.fio:2: unified_rw_reporting:" },
+		{ "rw=read\n", "no job section" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret;
+		char *err = scan(cases[i].text, &ret);
+
+		assert_int_equal(ret, -1);
+		assert_contains(err, cases[i].msg);
+		free(err);
+	}
+}
+
+static void test_scan_every_line(void **state)
+{
+	int ret;
+	char *err;
+
+	(void)state;
+	/* every bad line is reported, not the first alone; relative names pass */
+	err = scan("[a]\nfilename=ok/data\nexec_prerun=a\n[b]\nexec_postrun=b\nfilename=/x\n", &ret);
+	assert_int_equal(ret, -1);
+	assert_contains(err, "job.fio:3: exec_prerun");
+	assert_contains(err, "job.fio:5: exec_postrun");
+	assert_contains(err, "job.fio:6: filename");
+	assert_null(strstr(err, ":2:"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_jobs),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_bad_output),
+		cmocka_unit_test(test_scan_refusals),
+		cmocka_unit_test(test_scan_every_line),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
