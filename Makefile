@@ -32,7 +32,7 @@ endif
 
 HARNESS := config kernel image boot channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
-HARNESS += bench bench-fio
+HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote

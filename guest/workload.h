@@ -136,6 +136,12 @@ int wl_lat_report(const char *prefix, double *us, size_t n);
  * has no jobs, a job's error, or does not parse. The unit tests call it too.
  */
 int fiojob_report(const char *out, size_t len);
+/*
+ * command (guest/wl-command.c): the program's stdout, @len bytes at @out
+ * (changed in place), its kpair-metric lines sent as samples; -1 with an
+ * error record naming the first line that does not parse.
+ */
+int command_report(char *out, size_t len);
 
 /* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
 int wl_remount(const struct wl_ctx *ctx);

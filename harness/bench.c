@@ -47,8 +47,7 @@ char *bench_file_path(const struct job *job, int i)
 	return xasprintf("%.*s/%s", (int)(slash - job->file), job->file, v);
 }
 
-/* "file:line" of parameter @i, or "file" / "--set" when no line gave it */
-static const char *param_at(const struct job *job, int i, char *buf, size_t len)
+const char *bench_param_at(const struct job *job, int i, char *buf, size_t len)
 {
 	const struct job_param *p = given(job, i);
 
@@ -66,7 +65,7 @@ static int check_file(const struct job *job, int i)
 	struct stat st;
 	int ret = -1;
 
-	param_at(job, i, at, sizeof(at));
+	bench_param_at(job, i, at, sizeof(at));
 	if (!job_param_text(job, i)[0])
 		return error("%s: params.%s: required: workload %s runs it", at, name,
 			     job->wl->name);
@@ -98,6 +97,8 @@ int bench_check(const struct job *job)
 		path = bench_file_path(job, workload_param_index(job->wl, "jobfile"));
 		ret = fio_jobfile_check(path);
 		free(path);
+	} else if (!strcmp(job->wl->name, "command")) {
+		ret = command_check(job);
 	}
 	return ret;
 }

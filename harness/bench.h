@@ -43,6 +43,12 @@ void bench_files_release(struct bench_files *bf);
 int bench_files_add(struct bench_files *bf, const struct job *job, struct initramfs_spec *is,
 		    const char *dir);
 
+/* "file:line" of parameter @i into @buf; "file" or "--set" when no line of the file gave it */
+const char *bench_param_at(const struct job *job, int i, char *buf, size_t len);
+
+/* command: the program is a static ELF binary for the target, the argv has no shell syntax (bench-cmd.c) */
+int command_check(const struct job *job);
+
 /* fio-job: check fio job file @path; errors are "path:line: option: reason" (bench-fio.c) */
 int fio_jobfile_check(const char *path);
 

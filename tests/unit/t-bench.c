@@ -2,7 +2,8 @@
  * t-bench.c - unit tests of the user's own benchmarks: the guest's reading of
  * fio's JSON (guest/wl-fiojob.c: fiojob_report, fed a real fio 3.33 output of
  * tests/boot/jobs/fio-two-jobs.fio and hand-made broken ones) and the host's
- * scan of fio job files (harness/bench-fio.c: what it refuses, at which line).
+ * scan of fio job files (harness/bench-fio.c: what it refuses, at which line);
+ * the command workload's output contract (guest/wl-command.c: command_report).
  * Run from the project directory (make check does): it reads tests/unit/data/.
  */
 #include <fcntl.h>
@@ -142,6 +143,85 @@ static void test_bad_output(void **state)
 	}
 }
 
+/* command_report on a copy of @out; its return in *ret, the records it sent */
+static char *cmd_report(const char *out, int *ret)
+{
+	char *copy = strdup(out), *text;
+	FILE *f = tmpfile();
+	long n;
+
+	assert_non_null(copy);
+	assert_non_null(f);
+	rec_set_fd(fileno(f));
+	*ret = command_report(copy, strlen(copy));
+	rec_set_fd(-1);
+	n = lseek(fileno(f), 0, SEEK_END);
+	text = calloc(1, n + 1);
+	assert_non_null(text);
+	assert_int_equal(pread(fileno(f), text, n, 0), n);
+	fclose(f);
+	free(copy);
+	return text;
+}
+
+static void test_command_contract(void **state)
+{
+	char *rec;
+	int ret;
+
+	(void)state;
+	rec = cmd_report("starting\nkpair-metric ops 1000 ops/s\n"
+			 "kpair-metric\tlat 1.5e3\tns\n"
+			 "kpair-metric score 42 points higher\n"
+			 "kpair-metric cost -7.25 widgets lower\n"
+			 "kpair-metrics not 1 mine\n  kpair-metric indented 1 s\n"
+			 "kpair-metric last 3 s", &ret);
+	assert_int_equal(ret, 0);
+	assert_contains(rec, "\"metric\":\"ops\",\"unit\":\"ops/s\",\"value\":1000}");
+	assert_contains(rec, "\"metric\":\"lat\",\"unit\":\"ns\",\"value\":1500}");
+	assert_contains(rec, "\"metric\":\"score\",\"unit\":\"points\",\"value\":42,\"better\":\"higher\"}");
+	assert_contains(rec, "\"metric\":\"cost\",\"unit\":\"widgets\",\"value\":-7.25,\"better\":\"lower\"}");
+	assert_contains(rec, "\"metric\":\"last\",\"unit\":\"s\",\"value\":3}");
+	/* the program's own lines, near misses included, are left alone */
+	assert_null(strstr(rec, "\"not\""));
+	assert_null(strstr(rec, "indented"));
+	assert_int_equal(count(rec, "\"type\":\"sample\""), 5);
+	free(rec);
+}
+
+static void test_command_bad_lines(void **state)
+{
+	static const struct {
+		const char *out, *msg;
+	} cases[] = {
+		{ "ok\nkpair-metric x notanumber s\n",
+		  "stdout line 2: 'kpair-metric x notanumber s': VALUE: not a finite number" },
+		{ "kpair-metric x 1e999 s\n", "VALUE: not a finite number" },
+		{ "kpair-metric x nan s\n", "VALUE: not a finite number" },
+		{ "kpair-metric x 12abc s\n", "VALUE: not a finite number" },
+		{ "kpair-metric x 1\n", "stdout line 1: 'kpair-metric x 1': expected NAME VALUE UNIT" },
+		{ "kpair-metric\n", "expected NAME VALUE UNIT" },
+		{ "kpair-metric x 1 s lower extra\n", "more than NAME VALUE UNIT [lower|higher]" },
+		{ "kpair-metric x 1 s better\n", "the last word is lower or higher" },
+		{ "kpair-metric a/b 1 s\n", "NAME: 1-48 of [A-Za-z0-9_.-]" },
+		{ "kpair-metric command.elapsed_s 1 s\n", "not command.*" },
+		{ "kpair-metric x 1 s\xff\n", "'kpair-metric x 1 s?': UNIT: 1-16" },
+		{ "kpair-metric x 1 seconds-and-more-than-16\n", "UNIT: 1-16" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret;
+		char *rec = cmd_report(cases[i].out, &ret);
+
+		assert_int_equal(ret, -1);
+		assert_contains(rec, cases[i].msg);
+		assert_null(strstr(rec, "\"type\":\"sample\""));
+		free(rec);
+	}
+}
+
 /* the host's scan: fio_jobfile_check on @text; what it printed (caller frees) */
 static char *scan(const char *text, int *ret)
 {
@@ -213,6 +293,8 @@ int main(void)
 		cmocka_unit_test(test_bad_output),
 		cmocka_unit_test(test_scan_refusals),
 		cmocka_unit_test(test_scan_every_line),
+		cmocka_unit_test(test_command_contract),
+		cmocka_unit_test(test_command_bad_lines),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
