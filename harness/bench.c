@@ -103,6 +103,16 @@ int bench_check(const struct job *job)
 	return ret;
 }
 
+int bench_has_files(const struct workload *wl)
+{
+	int i;
+
+	for (i = 0; wl->params[i].name; i++)
+		if (wl->params[i].kind == UNIT_FILE)
+			return 1;
+	return 0;
+}
+
 int bench_job_load_fio(struct job *job, const char *file, char *const *sets, int nset)
 {
 	char **all, *tmpl, *base, *dot, *p;

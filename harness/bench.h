@@ -18,6 +18,8 @@ const char *job_param_text(const struct job *job, int i);
  * the current directory. Caller frees.
  */
 char *bench_file_path(const struct job *job, int i);
+/* 1 when workload @wl has a UNIT_FILE parameter (a host file in the initramfs) */
+int bench_has_files(const struct workload *wl);
 /* job_load of "fio:FILE": configs/jobs/fio-job.job with params.jobfile=FILE */
 int bench_job_load_fio(struct job *job, const char *file, char *const *sets, int nset);
 /*
