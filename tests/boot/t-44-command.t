@@ -6,7 +6,7 @@
 # workload-failed naming the line. The refusals before boot: tests/golden.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 17
+plan 18
 val() { jqr "$DIR/result.json" ".samples[\"$1\"].values[${2:-0}]"; }
 
 prog="$WORK/kpair-prog"
@@ -54,4 +54,8 @@ is "$(jqr "$r" .reason)" \
 	"the reason names the line and what is wrong with it"
 jqt "$r" '.samples | has("broken") | not'
 ok $? "no metric from the bad line"
+
+"$KPAIR" export lava "$WORK/cmd.job" --kernel "$KERNEL" -o "$WORK/lava" >/dev/null 2>"$WORK/lava.err"
+[ $? = 2 ] && grep -q 'workload command needs a host-made file in the initramfs' "$WORK/lava.err"
+ok $? "export lava refuses it: LAVA's initramfs would not carry the program"
 done_testing
