@@ -117,6 +117,8 @@ int child_run(struct child *c, const char *stage, char *const argv[], char *cons
 			dup2(null, 0);
 		dup2(pfd[1], 1);
 		dup2(efd, 2);
+		if (c->root && (chroot(c->root) < 0 || chdir("/") < 0))
+			_exit(126);
 		if (cwd && chdir(cwd) < 0)
 			_exit(126);
 		execve(argv[0], argv, envp);

@@ -14,6 +14,7 @@ struct child {
 	char err[512];		/* the last bytes of stderr, NUL-terminated */
 	int status;		/* wait status */
 	double elapsed_s;	/* fork to reap */
+	const char *root;	/* set before child_run: chroot here first (NULL: none) */
 };
 
 void child_init(struct child *c);

@@ -66,6 +66,7 @@ struct workload {
 	void (*teardown)(struct wl_ctx *ctx);	/* optional */
 	enum wl_input input;
 	const char *tool;	/* host-built static tool put in /kpair/tools/<tool>, or NULL */
+	int host_root;		/* the host's / read-only in the guest (virtio-9p tag "hostroot") */
 };
 
 #define WORKLOAD(n) extern const struct workload wl_##n;
@@ -142,6 +143,8 @@ int fiojob_report(const char *out, size_t len);
  * error record naming the first line that does not parse.
  */
 int command_report(char *out, size_t len);
+/* host-command: the first number on @out's first line with @match, as @metric "NAME UNIT [dir]" */
+int command_extract(const char *out, size_t len, const char *match, const char *metric);
 
 /* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
 int wl_remount(const struct wl_ctx *ctx);

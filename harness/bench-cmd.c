@@ -2,8 +2,12 @@
  * bench-cmd.c - the check of a command job before any boot: its program is an
  * ELF executable for the target's architecture and statically linked (the
  * initramfs has no libc, no loader), and its argv has no shell syntax, since
- * the guest runs no shell: each blank-separated word is one argument.
+ * the guest runs no shell: each blank-separated word is one argument. For
+ * host-command: an x86_64 host and target, an absolute path to an executable
+ * the guest sees through the host's / (not under what the guest mounts over
+ * it), and a match/metric pair that reads.
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -198,6 +204,80 @@ int command_check(const struct job *job)
 	ret = target_load(&t, job->target);
 	if (!ret)
 		ret = check_program(job, t.arch);
+	target_release(&t);
+	return ret;
+}
+
+/* the guest's own mounts over the host's tree: a host file there is not what the guest sees */
+static const char *const hidden[] = { "/proc", "/sys", "/dev", "/tmp", "/mnt", NULL };
+
+static int check_host_path(const struct job *job)
+{
+	int i = workload_param_index(job->wl, "path"), k;
+	const char *v = job_param_text(job, i);
+	char at[PATH_MAX + 16], real[PATH_MAX];
+	struct stat st;
+
+	bench_param_at(job, i, at, sizeof(at));
+	if (!*v)
+		return error("%s: params.path: required: the host program host-command runs", at);
+	if (v[0] != '/')
+		return error("%s: params.path: '%s': not absolute: the guest runs it from the host's /",
+			     at, v);
+	if (!realpath(v, real) || stat(real, &st) < 0)
+		return error("%s: params.path: '%s': %s", at, v, strerror(errno));
+	if (!S_ISREG(st.st_mode) || access(real, X_OK) < 0)
+		return error("%s: params.path: '%s': not an executable file", at, v);
+	for (k = 0; hidden[k]; k++) {
+		size_t n = strlen(hidden[k]);
+
+		if (!strncmp(real, hidden[k], n) && (real[n] == '/' || !real[n]))
+			return error("%s: params.path: '%s': under %s, which the guest mounts its own "
+				     "over: put it elsewhere", at, real, hidden[k]);
+	}
+	return 0;
+}
+
+/* match and metric: both or neither; metric is NAME UNIT [lower|higher] */
+static int check_match(const struct job *job)
+{
+	int im = workload_param_index(job->wl, "match"), iv = workload_param_index(job->wl, "metric");
+	const char *m = job_param_text(job, im), *v = job_param_text(job, iv), *p;
+	char at[PATH_MAX + 16], w[3][64];
+	int n;
+
+	if (!*m != !*v)
+		return error("%s: params.%s: needs params.%s too", bench_param_at(job, *m ? im : iv,
+			     at, sizeof(at)), *m ? "match" : "metric", *m ? "metric" : "match");
+	if (!*v)
+		return 0;
+	bench_param_at(job, iv, at, sizeof(at));
+	n = sscanf(v, "%63s %63s %63s", w[0], w[1], w[2]);
+	for (p = w[0]; n >= 1 && *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+			n = -1;
+	if (n < 2 || (n == 3 && strcmp(w[2], "lower") && strcmp(w[2], "higher")))
+		return error("%s: params.metric: '%s': expected NAME UNIT [lower|higher]", at, v);
+	return 0;
+}
+
+int host_command_check(const struct job *job)
+{
+	struct target t;
+	struct utsname u;
+	int ret;
+
+	if (check_argv(job) < 0 || check_match(job) < 0 || check_host_path(job) < 0)
+		return -1;
+	uname(&u);
+	if (strcmp(u.machine, "x86_64"))
+		return error("%s: workload host-command: the host is %s; it runs the host's own "
+			     "programs in an x86_64 guest only", job->file, u.machine);
+	target_init(&t);
+	ret = target_load(&t, job->target);
+	if (!ret && strcmp(t.arch, "amd64"))
+		ret = error("%s: job.target: '%s' is %s: host-command runs the host's x86-64 programs "
+			    "in an x86_64 guest only", job->file, job->target, t.arch);
 	target_release(&t);
 	return ret;
 }

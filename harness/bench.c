@@ -99,6 +99,8 @@ int bench_check(const struct job *job)
 		free(path);
 	} else if (!strcmp(job->wl->name, "command")) {
 		ret = command_check(job);
+	} else if (!strcmp(job->wl->name, "host-command")) {
+		ret = host_command_check(job);
 	}
 	return ret;
 }

@@ -50,6 +50,8 @@ const char *bench_param_at(const struct job *job, int i, char *buf, size_t len);
 
 /* command: the program is a static ELF binary for the target, the argv has no shell syntax (bench-cmd.c) */
 int command_check(const struct job *job);
+/* host-command: x86_64 host and target, the program's path, argv, match and metric (bench-cmd.c) */
+int host_command_check(const struct job *job);
 
 /* fio-job: check fio job file @path; errors are "path:line: option: reason" (bench-fio.c) */
 int fio_jobfile_check(const char *path);

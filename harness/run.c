@@ -70,6 +70,10 @@ int run_resolve_modules(const struct kernel *k, const struct target *t, const st
 		names[n++] = fsmod;
 	if (!strcmp(job->backing, "ram"))
 		names[n++] = "brd";
+	if (job->wl->host_root && n < MODLIST_MAX - 2) {	/* the host's / over virtio-9p */
+		names[n++] = "9pnet_virtio";
+		names[n++] = "9p";
+	}
 	ret = modules_resolve(dep, builtin, names, n, mods);
 out:
 	free(dep);
@@ -450,6 +454,11 @@ int run_one(const struct run_opts *o)
 		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
 		goto out_report;
 	}
+	if (job.wl->host_root && strcmp(backend_find(o->backend)->name, "qemu")) {
+		snprintf(setup_err, sizeof(setup_err), "workload %s shares the host's / over "
+			 "virtio-9p: the qemu backend only", job.wl->name);
+		goto out_report;
+	}
 	if (strcmp(job.backing, "file"))	/* tmpfs, and ram's source image */
 		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
 	else
@@ -525,6 +534,7 @@ int run_one(const struct run_opts *o)
 	spec.disks[0].cache = disk.cache;
 	spec.disks[0].readonly = !strcmp(job.backing, "ram");	/* only copied from */
 	spec.icount = job_icount(&job);
+	spec.host_root = job.wl->host_root ? "/" : NULL;
 	spec.cpu = job_pin_cpu(&job);
 	ri.pinned_cpu = spec.cpu;
 	spec.io_cpu = job_pin_io_cpu(&job);

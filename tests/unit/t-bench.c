@@ -222,6 +222,72 @@ static void test_command_bad_lines(void **state)
 	}
 }
 
+/* command_extract on @out; its return in *ret, the records it sent */
+static char *extract(const char *out, const char *match, const char *metric, int *ret)
+{
+	FILE *f = tmpfile();
+	char *text;
+	long n;
+
+	assert_non_null(f);
+	rec_set_fd(fileno(f));
+	*ret = command_extract(out, strlen(out), match, metric);
+	rec_set_fd(-1);
+	n = lseek(fileno(f), 0, SEEK_END);
+	text = calloc(1, n + 1);
+	assert_non_null(text);
+	assert_int_equal(pread(fileno(f), text, n, 0), n);
+	fclose(f);
+	return text;
+}
+
+static void test_host_extract(void **state)
+{
+	/* perf bench sched pipe, as perf 6.1 prints it */
+	static const char perf[] = "# Running 'sched/pipe' benchmark:\n"
+		"# Executed 10000 pipe operations between two processes\n\n"
+		"     Total time: 0.697 [sec]\n\n      69.748900 usecs/op\n          14337 ops/sec\n"
+		"delta -3.5e2 widgets\n";
+	static const struct {
+		const char *match, *metric, *rec;
+	} good[] = {
+		{ "usecs/op", "pipe_us us lower",
+		  "\"metric\":\"pipe_us\",\"unit\":\"us\",\"value\":69.7489,\"better\":\"lower\"}" },
+		{ "Total time:", "total s", "\"metric\":\"total\",\"unit\":\"s\",\"value\":0.697}" },
+		{ "ops/sec", "rate ops/s higher", "\"metric\":\"rate\",\"unit\":\"ops/s\",\"value\":14337," },
+		{ "Executed", "n ops", "\"metric\":\"n\",\"unit\":\"ops\",\"value\":10000}" },
+		{ "delta", "d widgets", "\"value\":-350}" },
+	};
+	static const struct {
+		const char *match, *metric, *msg;
+	} bad[] = {
+		{ "no such text", "x s", "no stdout line has 'no such text' (match)" },
+		{ "Running", "x s", "has 'Running' but no number" },
+		{ "usecs/op", "x s sideways", "metric 'x s sideways': the last word is lower or higher" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		int ret;
+		char *rec = extract(perf, good[i].match, good[i].metric, &ret);
+
+		assert_int_equal(ret, 0);
+		assert_contains(rec, good[i].rec);
+		assert_int_equal(count(rec, "\"type\":\"sample\""), 1);
+		free(rec);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret;
+		char *rec = extract(perf, bad[i].match, bad[i].metric, &ret);
+
+		assert_int_equal(ret, -1);
+		assert_contains(rec, bad[i].msg);
+		assert_null(strstr(rec, "\"type\":\"sample\""));
+		free(rec);
+	}
+}
+
 /* the host's scan: fio_jobfile_check on @text; what it printed (caller frees) */
 static char *scan(const char *text, int *ret)
 {
@@ -295,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_scan_every_line),
 		cmocka_unit_test(test_command_contract),
 		cmocka_unit_test(test_command_bad_lines),
+		cmocka_unit_test(test_host_extract),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -6,7 +6,10 @@
  *                and writable
  *   exit3        a metric, a complaint on stderr, exit status 3
  *   garbage      a kpair-metric line whose value is not a number
+ *   rofs         the errno of creating a file at / (host-command: EROFS, 30)
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,12 @@ int main(int argc, char **argv)
 		printf("kpair-metric fine 1 s\nkpair-metric broken notanumber s\n");
 		return 0;
 	}
-	fprintf(stderr, "usage: kpair-prog metrics|exit3|garbage\n");
+	if (!strcmp(mode, "rofs")) {
+		int fd = open("/kpair-rofs-probe", O_WRONLY | O_CREAT, 0644);
+
+		printf("kpair-metric root_write_errno %d errno\n", fd < 0 ? errno : 0);
+		return 0;
+	}
+	fprintf(stderr, "usage: kpair-prog metrics|exit3|garbage|rofs\n");
 	return 2;
 }
