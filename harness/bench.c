@@ -27,6 +27,18 @@ const char *job_param_text(const struct job *job, int i)
 	return job->wl->params[i].def;
 }
 
+char *bench_param_value(const struct job *job, int i)
+{
+	const struct wl_param *p = &job->wl->params[i];
+
+	if (p->kind == UNIT_FILE)	/* the guest's copy of it */
+		return xasprintf("%s/%s", WL_FILES_DIR, p->name);
+	if (p->kind == UNIT_STRING)
+		return xstrdup(job_param_text(job, i));
+	return xasprintf("%llu%s", (unsigned long long)job->pval[i],
+			 p->kind == UNIT_DURATION ? "ms" : "");
+}
+
 static const struct job_param *given(const struct job *job, int i)
 {
 	int k;

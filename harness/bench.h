@@ -12,6 +12,8 @@
 
 /* the text of parameter @i of the job's workload: as given, else its default (borrowed) */
 const char *job_param_text(const struct job *job, int i);
+/* parameter @i as /kpair/job gives it to the guest: a UNIT_FILE its guest path (caller frees) */
+char *bench_param_value(const struct job *job, int i);
 /*
  * The host path of UNIT_FILE parameter @i: absolute as given; relative, from
  * the job file's directory when the file gave it, else (--set, fio:FILE) from

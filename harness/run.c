@@ -29,17 +29,10 @@ char *run_job_text(const struct job *job, int input)
 	int i;
 
 	for (i = 0; job->wl->params[i].name; i++) {
-		const struct wl_param *p = &job->wl->params[i];
-		char *n;
+		char *v = bench_param_value(job, i);
+		char *n = xasprintf("%sparam.%s=%s\n", t, job->wl->params[i].name, v);
 
-		if (p->kind == UNIT_FILE)	/* the guest's copy of it */
-			n = xasprintf("%sparam.%s=%s/%s\n", t, p->name, WL_FILES_DIR, p->name);
-		else if (p->kind == UNIT_STRING)
-			n = xasprintf("%sparam.%s=%s\n", t, p->name, job_param_text(job, i));
-		else
-			n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
-				      (unsigned long long)job->pval[i],
-				      p->kind == UNIT_DURATION ? "ms" : "");
+		free(v);
 		free(t);
 		t = n;
 	}

@@ -3,10 +3,11 @@
 # kpair-metric lines gives those metrics (a direction it says is kept, and compare uses it),
 # its argv word by word, its elapsed time and exit status; one that exits 3 is
 # workload-failed with its stderr; one that prints a bad kpair-metric line is
-# workload-failed naming the line. The refusals before boot: tests/golden.
+# workload-failed naming the line; the same program cross-built runs on the i386 and arm64-16k
+# targets (their default kernels). The refusals before boot: tests/golden.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 18
+plan 22
 val() { jqr "$DIR/result.json" ".samples[\"$1\"].values[${2:-0}]"; }
 
 prog="$WORK/kpair-prog"
@@ -54,6 +55,18 @@ is "$(jqr "$r" .reason)" \
 	"the reason names the line and what is wrong with it"
 jqt "$r" '.samples | has("broken") | not'
 ok $? "no metric from the bad line"
+
+for t in i386 arm64-16k; do
+	case $t in
+	i386) cc=i686-linux-gnu-gcc ;;
+	*) cc=aarch64-linux-gnu-gcc ;;
+	esac
+	"$cc" -static -O2 -o "$WORK/kpair-prog-$t" "$ROOT/tests/boot/progs/kpair-prog.c"
+	kpair_run "metrics-$t" "$WORK/cmd.job" --set job.target=$t \
+		--set params.program="$WORK/kpair-prog-$t"
+	is "$(jqr "$DIR/result.json" .status)" ok "target $t, the program built by $cc: status ok (${SECS} s)"
+	is "$(val loops) $(val argc)" "1000 4" "target $t: its metrics and argv"
+done
 
 "$KPAIR" export lava "$WORK/cmd.job" --kernel "$KERNEL" -o "$WORK/lava" >/dev/null 2>"$WORK/lava.err"
 [ $? = 2 ] && grep -q 'workload command needs a host-made file in the initramfs' "$WORK/lava.err"
