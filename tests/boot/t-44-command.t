@@ -4,10 +4,12 @@
 # its argv word by word, its elapsed time and exit status; one that exits 3 is
 # workload-failed with its stderr; one that prints a bad kpair-metric line is
 # workload-failed naming the line; the same program cross-built runs on the i386 and arm64-16k
-# targets (their default kernels). The refusals before boot: tests/golden.
+# targets (their default kernels); an A/B whose patched side scores half comes out with the
+# program's own directions: score regressed, cost improved, plain no verdict. The refusals
+# before boot: tests/golden.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 22
+plan 27
 val() { jqr "$DIR/result.json" ".samples[\"$1\"].values[${2:-0}]"; }
 
 prog="$WORK/kpair-prog"
@@ -67,6 +69,20 @@ for t in i386 arm64-16k; do
 	is "$(jqr "$DIR/result.json" .status)" ok "target $t, the program built by $cc: status ok (${SECS} s)"
 	is "$(val loops) $(val argc)" "1000 4" "target $t: its metrics and argv"
 done
+
+# an A/B with a planted difference: the patched side's program is told to score half
+"$KPAIR" ab "$WORK/cmd.job" --stock "$KERNEL" --patched "$KERNEL" -n 5 --seed 3 \
+	--set params.argv="score 40" --patched-set params.argv="score 20" -o "$WORK/ab" \
+	>"$WORK/ab.out" 2>"$WORK/ab.err"
+is $? 1 "ab, patched side scoring half: exit 1 (a regression)"
+c="$WORK/ab/comparison.json"
+is "$(jqr "$c" '.metrics.score.better + " " + .metrics.score.verdict')" "higher regressed" \
+	"score (points, said higher): regressed"
+is "$(jqr "$c" '.metrics.cost.better + " " + .metrics.cost.verdict')" "lower improved" \
+	"cost (widgets, said lower): improved"
+is "$(jqr "$c" .metrics.plain.better)" none "plain (things, no direction): no verdict asked"
+jqt "$c" '.metrics.score.n_a == 5 and .metrics.score.n_b == 5'
+ok $? "5 runs a side"
 
 "$KPAIR" export lava "$WORK/cmd.job" --kernel "$KERNEL" -o "$WORK/lava" >/dev/null 2>"$WORK/lava.err"
 [ $? = 2 ] && grep -q 'workload command needs a host-made file in the initramfs' "$WORK/lava.err"

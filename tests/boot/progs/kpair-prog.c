@@ -7,12 +7,15 @@
  *   exit3        a metric, a complaint on stderr, exit status 3
  *   garbage      a kpair-metric line whose value is not a number
  *   rofs         the errno of creating a file at / (host-command: EROFS, 30)
+ *   score N      score (points, higher is better) and cost (widgets, lower) near N, with
+ *                up to 1 % of noise from the clock; plain N (things: no direction)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -44,6 +47,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "garbage")) {
 		printf("kpair-metric fine 1 s\nkpair-metric broken notanumber s\n");
+		return 0;
+	}
+	if (!strcmp(mode, "score") && argc > 2) {
+		struct timespec ts;
+		double n = atof(argv[2]), j;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		j = 1 + (ts.tv_nsec % 1000) / 1e5;
+		printf("kpair-metric score %.4f points higher\n", n * j);
+		printf("kpair-metric cost %.4f widgets lower\n", n * j);
+		printf("kpair-metric plain %.4f things\n", n * j);
 		return 0;
 	}
 	if (!strcmp(mode, "rofs")) {
