@@ -255,13 +255,13 @@ static int command_run(struct wl_ctx *ctx)
 			   NULL, "PATH=" WL_FILES_DIR ":/kpair/tools", NULL, NULL);
 }
 
-/* what host_setup mounts over the host's tree, undone in reverse */
+/* what wl_host_root_setup mounts over the host's tree, undone in reverse */
 static const char *const host_mounts[] = {
 	HOST_DIR "/proc", HOST_DIR "/sys", HOST_DIR "/dev", HOST_DIR "/tmp", HOST_DIR "/mnt",
 };
 #define NHOST (sizeof(host_mounts) / sizeof(host_mounts[0]))
 
-static void host_teardown(struct wl_ctx *ctx)
+void wl_host_root_teardown(struct wl_ctx *ctx)
 {
 	size_t i;
 
@@ -271,7 +271,7 @@ static void host_teardown(struct wl_ctx *ctx)
 	umount2(HOST_DIR, MNT_DETACH);
 }
 
-static int host_setup(struct wl_ctx *ctx)
+int wl_host_root_setup(struct wl_ctx *ctx)
 {
 	const char *src[NHOST] = { "/proc", "/sys", "/dev", NULL, has_fs(ctx) ? ctx->mnt : NULL };
 	size_t i;
@@ -288,7 +288,7 @@ static int host_setup(struct wl_ctx *ctx)
 		if (r < 0) {
 			rec_error("host-root", errno, "mount %s on %s: %s", src[i] ? src[i] : "tmpfs",
 				  host_mounts[i], strerror(errno));
-			host_teardown(ctx);
+			wl_host_root_teardown(ctx);
 			return -1;
 		}
 	}
@@ -307,9 +307,9 @@ const struct workload wl_host_command = {
 	.help = "x86_64: an installed program of the host (perf bench, hackbench), run from the "
 		"host's / read-only over virtio-9p; metrics as command's, or match/metric",
 	.params = host_params,
-	.setup = host_setup,
+	.setup = wl_host_root_setup,
 	.run = host_run,
-	.teardown = host_teardown,
+	.teardown = wl_host_root_teardown,
 	.host_root = 1,
 };
 

@@ -143,8 +143,23 @@ int fiojob_report(const char *out, size_t len);
  * error record naming the first line that does not parse.
  */
 int command_report(char *out, size_t len);
+/*
+ * stress-ng (guest/wl-stressng.c): stress-ng's --yaml output of one run of
+ * @stressor, @len bytes at @yaml (changed in place), as samples; -1 with an
+ * error record naming the line that is not what stress-ng writes.
+ */
+int stressng_report(char *yaml, size_t len, const char *stressor);
 /* host-command: the first number on @out's first line with @match, as @metric "NAME UNIT [dir]" */
 int command_extract(const char *out, size_t len, const char *match, const char *metric);
+
+/*
+ * The host's / (virtio-9p tag "hostroot") read-only on /host, with the
+ * guest's /proc, /sys, /dev, a tmpfs /tmp and the scratch fs on /mnt over it,
+ * for a workload with .host_root (guest/wl-command.c); teardown undoes it.
+ */
+#define WL_HOST_ROOT "/host"
+int wl_host_root_setup(struct wl_ctx *ctx);
+void wl_host_root_teardown(struct wl_ctx *ctx);
 
 /* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
 int wl_remount(const struct wl_ctx *ctx);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "spawn.h"
 #include "util.h"
 
 #define CMD_MAX_ARGS 64		/* as guest/wl-command.c */
@@ -261,23 +262,82 @@ static int check_match(const struct job *job)
 	return 0;
 }
 
-int host_command_check(const struct job *job)
+/* a workload running the host's own programs: an x86_64 host and target */
+static int check_x86(const struct job *job)
 {
 	struct target t;
 	struct utsname u;
 	int ret;
 
-	if (check_argv(job) < 0 || check_match(job) < 0 || check_host_path(job) < 0)
-		return -1;
 	uname(&u);
 	if (strcmp(u.machine, "x86_64"))
-		return error("%s: workload host-command: the host is %s; it runs the host's own "
-			     "programs in an x86_64 guest only", job->file, u.machine);
+		return error("%s: workload %s: the host is %s; it runs the host's own programs in an "
+			     "x86_64 guest only", job->file, job->wl->name, u.machine);
 	target_init(&t);
 	ret = target_load(&t, job->target);
 	if (!ret && strcmp(t.arch, "amd64"))
-		ret = error("%s: job.target: '%s' is %s: host-command runs the host's x86-64 programs "
-			    "in an x86_64 guest only", job->file, job->target, t.arch);
+		ret = error("%s: job.target: '%s' is %s: %s runs the host's x86-64 programs in an "
+			    "x86_64 guest only", job->file, job->target, t.arch, job->wl->name);
 	target_release(&t);
+	return ret;
+}
+
+int host_command_check(const struct job *job)
+{
+	if (check_argv(job) < 0 || check_match(job) < 0 || check_host_path(job) < 0)
+		return -1;
+	return check_x86(job);
+}
+
+#define STRESSNG_BIN "/usr/bin/stress-ng"	/* as guest/wl-stressng.c */
+#define STRESSNG_MAX 16
+
+/* every stressor of params.stressors is one the host's stress-ng has */
+int stressng_check(const struct job *job)
+{
+	struct spawn_result r = SPAWN_RESULT_INIT;
+	const char *argv[] = { STRESSNG_BIN, "--stressors", NULL };
+	int i = workload_param_index(job->wl, "stressors"), n = 0, ret = -1;
+	char at[PATH_MAX + 16], *list, *t, *save = NULL;
+	uint64_t per = job->pval[workload_param_index(job->wl, "timeout")];
+
+	bench_param_at(job, i, at, sizeof(at));
+	list = xstrdup(job_param_text(job, i));
+	if (access(STRESSNG_BIN, X_OK) < 0) {
+		error("%s: workload stress-ng runs the host's %s: %s (Debian's stress-ng package, "
+		      "scripts/deps)", job->file, STRESSNG_BIN, strerror(errno));
+		goto out;
+	}
+	if (spawn_run(argv, 30000, &r) < 0 || r.exit_code || !r.out) {
+		error("%s --stressors failed: %s", STRESSNG_BIN, r.err);
+		goto out;
+	}
+	for (t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save), n++) {
+		char *hit = strstr(r.out, t);
+		size_t k = strlen(t);
+
+		while (hit && ((hit > r.out && hit[-1] != ' ') || (hit[k] && !isspace((unsigned char)hit[k]))))
+			hit = strstr(hit + 1, t);
+		if (strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789-") != k || !hit) {
+			error("%s: params.stressors: '%s': not a stressor of the host's stress-ng "
+			      "(stress-ng --stressors)", at, t);
+			goto out;
+		}
+	}
+	if (!n || n > STRESSNG_MAX) {
+		error("%s: params.stressors: %d stressors: give 1 to %d", at, n, STRESSNG_MAX);
+		goto out;
+	}
+	if (n * per + 60000 > job->timeout_ms) {
+		bench_param_at(job, workload_param_index(job->wl, "timeout"), at, sizeof(at));
+		error("%s: params.timeout: %d stressors of %llu ms each and a minute more do not fit "
+		      "job.timeout (%llu ms): raise job.timeout", at, n, (unsigned long long)per,
+		      (unsigned long long)job->timeout_ms);
+		goto out;
+	}
+	ret = check_x86(job);
+out:
+	spawn_result_release(&r);
+	free(list);
 	return ret;
 }

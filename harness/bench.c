@@ -113,6 +113,8 @@ int bench_check(const struct job *job)
 		ret = command_check(job);
 	} else if (!strcmp(job->wl->name, "host-command")) {
 		ret = host_command_check(job);
+	} else if (!strcmp(job->wl->name, "stress-ng")) {
+		ret = stressng_check(job);
 	}
 	return ret;
 }

@@ -54,6 +54,8 @@ const char *bench_param_at(const struct job *job, int i, char *buf, size_t len);
 int command_check(const struct job *job);
 /* host-command: x86_64 host and target, the program's path, argv, match and metric (bench-cmd.c) */
 int host_command_check(const struct job *job);
+/* stress-ng: the host's stress-ng has the stressors, they fit job.timeout, x86_64 (bench-cmd.c) */
+int stressng_check(const struct job *job);
 
 /* fio-job: check fio job file @path; errors are "path:line: option: reason" (bench-fio.c) */
 int fio_jobfile_check(const char *path);

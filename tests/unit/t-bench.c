@@ -288,6 +288,77 @@ static void test_host_extract(void **state)
 	}
 }
 
+/* stressng_report on a copy of @yaml for @stressor; its return in *ret, the records sent */
+static char *sng_report(const char *yaml, const char *stressor, int *ret)
+{
+	char *copy = strdup(yaml), *text;
+	FILE *f = tmpfile();
+	long n;
+
+	assert_non_null(copy);
+	assert_non_null(f);
+	rec_set_fd(fileno(f));
+	*ret = stressng_report(copy, strlen(copy), stressor);
+	rec_set_fd(-1);
+	n = lseek(fileno(f), 0, SEEK_END);
+	text = calloc(1, n + 1);
+	assert_non_null(text);
+	assert_int_equal(pread(fileno(f), text, n, 0), n);
+	fclose(f);
+	free(copy);
+	return text;
+}
+
+static void test_stressng_yaml(void **state)
+{
+	static const char entry[] = "metrics:\n    - stressor: pipe\n      bogo-ops: 10\n"
+		"      bogo-ops-per-second-usr-sys-time: 5\n      bogo-ops-per-second-real-time: 4\n"
+		"      wall-clock-time: 2.5\n      user-time: 0.5\n      system-time: 1\n";
+	static const struct {
+		const char *yaml, *stressor, *msg;
+	} bad[] = {
+		{ "---\nsystem-info:\n  x: 1\n...\n", "pipe", "stress-ng's YAML has no metrics for pipe" },
+		{ "metrics:\n    - stressor: fork\n      bogo-ops: 1\n", "pipe",
+		  "YAML line 2: stressor 'fork', expected 'pipe'" },
+		{ "metrics:\n    - stressor: pipe\n      bogo-ops: many\n", "pipe",
+		  "YAML line 3: bogo-ops: 'many' is not a number" },
+		{ "metrics:\n    - stressor: pipe\n      bogo-ops: 1\n", "pipe",
+		  "stress-ng's YAML has no bogo-ops-per-second-real-time for pipe" },
+		{ "metrics:\n    - stressor: pipe\n      just text\n", "pipe",
+		  "YAML line 3: 'just text': not a 'key: number' of a stressor" },
+		{ "metrics:\n    - stressor: pipe\n    - stressor: pipe\n", "pipe",
+		  "YAML line 3: a second stressor 'pipe'" },
+	};
+	char *yaml = NULL, *rec;
+	size_t len, i;
+	int ret;
+
+	(void)state;
+	/* a real stress-ng 0.15.06 --metrics --yaml of --pipe 1 --pipe-ops 20000 */
+	assert_int_equal(read_file("tests/unit/data/stress-ng-pipe.yaml", &yaml, &len), 0);
+	rec = sng_report(yaml, "pipe", &ret);
+	assert_int_equal(ret, 0);
+	assert_contains(rec, "\"metric\":\"pipe.bogo_ops\",\"unit\":\"ops\",\"value\":20000}");
+	assert_contains(rec, "\"metric\":\"pipe.bogo_ops_s\",\"unit\":\"ops/s\",\"value\":458484.073}");
+	assert_contains(rec, "\"metric\":\"pipe.bogo_ops_s_cpu\",\"unit\":\"ops/s\",\"value\":849509.408}");
+	assert_contains(rec, "\"metric\":\"pipe.wall_s\",\"unit\":\"s\",\"value\":0.043622}");
+	assert_contains(rec, "\"metric\":\"pipe.sys_s\",\"unit\":\"s\",\"value\":0.023418}");
+	assert_int_equal(count(rec, "\"type\":\"sample\""), 6);
+	free(rec);
+	free(yaml);
+	rec = sng_report(entry, "pipe", &ret);
+	assert_int_equal(ret, 0);
+	assert_contains(rec, "\"metric\":\"pipe.usr_s\",\"unit\":\"s\",\"value\":0.5}");
+	free(rec);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rec = sng_report(bad[i].yaml, bad[i].stressor, &ret);
+		assert_int_equal(ret, -1);
+		assert_contains(rec, bad[i].msg);
+		assert_null(strstr(rec, "\"type\":\"sample\""));
+		free(rec);
+	}
+}
+
 /* the host's scan: fio_jobfile_check on @text; what it printed (caller frees) */
 static char *scan(const char *text, int *ret)
 {
@@ -362,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_command_contract),
 		cmocka_unit_test(test_command_bad_lines),
 		cmocka_unit_test(test_host_extract),
+		cmocka_unit_test(test_stressng_yaml),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
