@@ -279,8 +279,8 @@ int wl_host_root_setup(struct wl_ctx *ctx)
 	mkdir(HOST_DIR, 0755);
 	if (mount("hostroot", HOST_DIR, "9p", MS_RDONLY,
 		  "trans=virtio,version=9p2000.L,cache=loose,msize=262144") < 0)
-		return rec_error("host-root", errno, "mount -t 9p hostroot %s: %s", HOST_DIR,
-				 strerror(errno));
+		return rec_error("host-root", errno, "mount -t 9p hostroot %s: %s (the kernel needs "
+				 "CONFIG_9P_FS and CONFIG_NET_9P_VIRTIO)", HOST_DIR, strerror(errno));
 	for (i = 0; i < NHOST; i++) {
 		int r = src[i] ? mount(src[i], host_mounts[i], NULL, MS_BIND | MS_REC, NULL) :
 			i == 3 ? mount("tmpfs", host_mounts[i], "tmpfs", 0, "mode=1777") : 0;
