@@ -35,6 +35,7 @@ endif
 
 HARNESS := config kernel image boot channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
+HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight
 HARNESS += summary
 HARNESS += series nightly history bisect
@@ -42,7 +43,7 @@ HARNESS += libvirt libvirt-remote
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
 HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
-SHARED := workload units record $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
+SHARED := workload units record jwalk child $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent cycles $(SHARED)
 
 # sanitized and plain objects apart, so the two builds never mix objects

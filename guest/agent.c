@@ -208,7 +208,7 @@ static int wait_for(const char *path, int ms)
 
 static int read_job(struct agent_job *job)
 {
-	char line[512];
+	static char line[WL_PARAM_TEXT_MAX + 512];
 	uint64_t seen = 0;
 	FILE *f;
 	int i, ret = 0;
@@ -265,9 +265,10 @@ static int read_job(struct agent_job *job)
 				break;
 			}
 			if (wl_param_check(&job->wl->params[i], val, &job->ctx.val[i], &why) < 0) {
-				ret = rec_error("job", EINVAL, "param %s=%s: %s", key + 6, val, why);
+				ret = rec_error("job", EINVAL, "param %s=%.200s: %s", key + 6, val, why);
 				break;
 			}
+			job->ctx.str[i] = strdup(val);
 			seen |= 1ULL << i;
 		}
 	}
@@ -285,6 +286,7 @@ static int read_job(struct agent_job *job)
 				   &job->ctx.val[i], &why) < 0)
 			return rec_error("job", EINVAL, "default of %s: %s",
 					 job->wl->params[i].name, why);
+		job->ctx.str[i] = job->wl->params[i].def;
 	}
 	return 0;
 }

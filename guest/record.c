@@ -158,6 +158,11 @@ int rec_hello(const char *workload, double uptime, double init_uptime, double mo
 
 int rec_sample(const char *metric, const char *unit, double value)
 {
+	return rec_sample_better(metric, unit, value, NULL);
+}
+
+int rec_sample_better(const char *metric, const char *unit, double value, const char *better)
+{
 	struct rbuf r;
 
 	if (value != value || value - value != 0)	/* NaN or infinite: not JSON */
@@ -168,6 +173,10 @@ int rec_sample(const char *metric, const char *unit, double value)
 	rb_put(&r, ",\"unit\":");
 	rb_str(&r, unit);
 	rb_put(&r, ",\"value\":%.9g", value);
+	if (better) {
+		rb_put(&r, ",\"better\":");
+		rb_str(&r, better);
+	}
 	if (rb_send(&r) < 0)
 		return -1;
 	rec_nsamples++;

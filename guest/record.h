@@ -3,7 +3,7 @@
  * records, each with a sequence number, written whole to the virtio-serial port.
  *
  *   {"type":"hello","seq":0,...}    once, first
- *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V}
+ *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V[,"better":"lower"|"higher"]}
  *   {"type":"error","seq":N,"stage":S,"errno":E,"message":T}
  *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W[,"poweron":P]}   last
  *
@@ -24,6 +24,8 @@ void rec_set_echo(int fd);
 int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,
 	      long page_size);
 int rec_sample(const char *metric, const char *unit, double value);
+/* the same with the direction said (lower, higher) for a unit that does not tell it; NULL: none */
+int rec_sample_better(const char *metric, const char *unit, double value, const char *better);
 int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* @poweron: the guest's seconds since power-on at done (cycles.h), left out if < 0 */

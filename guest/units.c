@@ -36,6 +36,8 @@ const char *unit_name(enum unit_kind kind)
 	case UNIT_COUNT: return "count";
 	case UNIT_SIZE: return "size";
 	case UNIT_DURATION: return "duration";
+	case UNIT_STRING: return "string";
+	case UNIT_FILE: return "file";
 	}
 	return "?";
 }
@@ -48,6 +50,15 @@ int unit_parse(enum unit_kind kind, const char *s, uint64_t *out, const char **w
 	char *end;
 	size_t i;
 
+	if (kind == UNIT_STRING || kind == UNIT_FILE) {
+		for (i = 0; s[i]; i++)
+			if (iscntrl((unsigned char)s[i])) {
+				*why = "control character in text";
+				return -1;
+			}
+		*out = i;
+		return 0;
+	}
 	switch (kind) {
 	case UNIT_COUNT: tab = count_suffixes; break;
 	case UNIT_SIZE: tab = size_suffixes; break;

@@ -55,11 +55,14 @@ int wl_param_check(const struct wl_param *p, const char *value, uint64_t *out,
 	if (unit_parse(p->kind, value, out, why) < 0)
 		return -1;
 	if (*out < p->min) {
-		*why = *out == 0 ? "must not be zero" : "below the minimum";
+		if (p->kind == UNIT_STRING || p->kind == UNIT_FILE)
+			*why = *out == 0 ? "must not be empty" : "too short";
+		else
+			*why = *out == 0 ? "must not be zero" : "below the minimum";
 		return -1;
 	}
 	if (*out > p->max) {
-		*why = "above the maximum";
+		*why = p->kind == UNIT_STRING || p->kind == UNIT_FILE ? "too long" : "above the maximum";
 		return -1;
 	}
 	return 0;

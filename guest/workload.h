@@ -13,6 +13,9 @@
 #include "units.h"
 
 #define WL_MAX_PARAMS 16
+#define WL_PARAM_TEXT_MAX 3072	/* longest UNIT_STRING value (one /kpair/job line) */
+/* where a UNIT_FILE parameter's file is in the guest: WL_FILES_DIR/<parameter name> */
+#define WL_FILES_DIR "/kpair/files"
 
 struct wl_param {
 	const char *name;
@@ -31,6 +34,7 @@ struct wl_ctx {
 	const char *input;		/* read-only input disk (WL_INPUT_*), or "" */
 	uint64_t seed;
 	uint64_t val[WL_MAX_PARAMS];	/* parameter values, in table order */
+	const char *str[WL_MAX_PARAMS];	/* UNIT_STRING text, UNIT_FILE path in the guest */
 	void *priv;			/* the workload's own state */
 };
 
@@ -62,6 +66,7 @@ struct workload {
 	void (*teardown)(struct wl_ctx *ctx);	/* optional */
 	enum wl_input input;
 	const char *tool;	/* host-built static tool put in /kpair/tools/<tool>, or NULL */
+	int host_root;		/* the host's / read-only in the guest (virtio-9p tag "hostroot") */
 };
 
 #define WORKLOAD(n) extern const struct workload wl_##n;
@@ -125,6 +130,36 @@ double wl_rand_unit(struct wl_rand *r);			/* uniform in [0, 1) */
  */
 #define WL_HIST_MAX_LOG2 24	/* 2^24 us = 16.8 s */
 int wl_lat_report(const char *prefix, double *us, size_t n);
+
+/*
+ * fio-job (guest/wl-fiojob.c): fio's --output-format=json output, @len bytes
+ * at @out, as samples <job>.<dir>.<field>; -1 with an error record when it
+ * has no jobs, a job's error, or does not parse. The unit tests call it too.
+ */
+int fiojob_report(const char *out, size_t len);
+/*
+ * command (guest/wl-command.c): the program's stdout, @len bytes at @out
+ * (changed in place), its kpair-metric lines sent as samples; -1 with an
+ * error record naming the first line that does not parse.
+ */
+int command_report(char *out, size_t len);
+/*
+ * stress-ng (guest/wl-stressng.c): stress-ng's --yaml output of one run of
+ * @stressor, @len bytes at @yaml (changed in place), as samples; -1 with an
+ * error record naming the line that is not what stress-ng writes.
+ */
+int stressng_report(char *yaml, size_t len, const char *stressor);
+/* host-command: the first number on @out's first line with @match, as @metric "NAME UNIT [dir]" */
+int command_extract(const char *out, size_t len, const char *match, const char *metric);
+
+/*
+ * The host's / (virtio-9p tag "hostroot") read-only on /host, with the
+ * guest's /proc, /sys, /dev, a tmpfs /tmp and the scratch fs on /mnt over it,
+ * for a workload with .host_root (guest/wl-command.c); teardown undoes it.
+ */
+#define WL_HOST_ROOT "/host"
+int wl_host_root_setup(struct wl_ctx *ctx);
+void wl_host_root_teardown(struct wl_ctx *ctx);
 
 /* umount ctx->mnt and mount ctx->dev there again (cold cache for that fs) */
 int wl_remount(const struct wl_ctx *ctx);

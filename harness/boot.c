@@ -143,6 +143,13 @@ static void qemu_argv(const struct vm_spec *s, int con_fd, int res_fd, struct ar
 		add(a, "-device");
 		add(a, "%s,drive=disk%d", t->blk_dev, i);
 	}
+	if (s->host_root) {	/* read-only: the guest sees the host's files, never writes them */
+		add(a, "-fsdev");
+		add(a, "local,id=hostroot,path=%s,security_model=none,readonly=on", s->host_root);
+		add(a, "-device");
+		add(a, "%s,fsdev=hostroot,mount_tag=hostroot",
+		    strstr(t->blk_dev, "-pci") ? "virtio-9p-pci" : "virtio-9p-device");
+	}
 }
 
 struct watch {

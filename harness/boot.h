@@ -58,6 +58,8 @@ struct vm_spec {
 	int stage;			/* libvirt backend: upload the files as volumes, read the
 					 * console and results as streams (another host's daemon) */
 	double boot_timeout, workload_timeout;	/* seconds */
+	const char *host_root;	/* qemu backend: this host directory read-only over virtio-9p, tag
+				 * "hostroot" (the host-command workload), or NULL */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
 	int cpu;		/* host CPU QEMU is bound to, or -1 */
 	int io_cpu;		/* >= 0: QEMU on this CPU, only its vCPU threads on @cpu */

@@ -85,11 +85,16 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 		}
 	} else if (!strcmp(t, "sample")) {
 		*type = REC_SAMPLE;
-		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:s, s:s, s:o}",
+		s3 = NULL;	/* better: optional, lower or higher */
+		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:s, s:s, s:o, s?s}",
 				   "type", &t, "seq", &seq, "metric", &s1, "unit", &s2,
-				   "value", &v1);
+				   "value", &v1, "better", &s3);
 		if (!r && (!finite_number(v1) || !*s1 || strlen(s1) > 64 || strlen(s2) > 16)) {
 			snprintf(why, whylen, "sample: bad metric, unit or value");
+			goto out_bad;
+		}
+		if (!r && s3 && strcmp(s3, "lower") && strcmp(s3, "higher")) {
+			snprintf(why, whylen, "sample: better is lower or higher, not '%.16s'", s3);
 			goto out_bad;
 		}
 	} else if (!strcmp(t, "error")) {

@@ -116,6 +116,9 @@ int cmp_add_result(struct cmp *c, int side, json_t *result)
 
 		if (!mt || !json_array_size(values))
 			continue;
+		if (json_is_string(json_object_get(m, "better")))	/* the workload said it */
+			mt->better = strcmp(json_string_value(json_object_get(m, "better")), "higher") ?
+				     BETTER_LOWER : BETTER_HIGHER;
 		if (json_array_size(values) > 1)
 			mt->per_op = 1;
 		json_array_append(side ? mt->all_b : mt->all_a, values);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "config.h"
 #include "util.h"
 
@@ -519,6 +520,8 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	char at[PATH_MAX + 16];
 	int i;
 
+	if (!strncmp(path, "fio:", 4))	/* kpair run fio:FILE */
+		return bench_job_load_fio(job, path + 4, sets, nset);
 	job->file = xstrdup(path);
 	parse_file(&c, path);
 	if (c.errors && !c.line)
@@ -529,8 +532,8 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	apply_defaults(&c);
 	if (c.errors)
 		return -1;
-	if (job_check_params(job) < 0 || check_pin(job, "pin", job->pin) < 0 ||
-	    check_pin(job, "pin_io", job->pin_io) < 0)
+	if (job_check_params(job) < 0 || bench_check(job) < 0 ||
+	    check_pin(job, "pin", job->pin) < 0 || check_pin(job, "pin_io", job->pin_io) < 0)
 		return -1;
 	if (strcmp(job->pin_io, "none") && !strcmp(job->pin, "none"))
 		return error("%s: job.pin_io: '%s' needs job.pin (the vCPUs' CPU)",

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "boot.h"
 #include "config.h"
 #include "export.h"
@@ -104,10 +105,11 @@ static int load_job(const struct lava_opts *o, struct lava_export *x)
 	d = (struct wl_disk){ x->job.fs, x->job.blocksize, x->job.disk_size, x->kernel.page_size };
 	if (x->job.wl->check && x->job.wl->check(x->job.pval, &d, why, sizeof(why)) < 0)
 		return error("%s: params: workload %s: %s", x->job.file, x->job.wl->name, why);
-	if (x->job.wl->input != WL_INPUT_NONE || x->job.wl->tool)
+	if (x->job.wl->input != WL_INPUT_NONE || x->job.wl->tool || bench_has_files(x->job.wl))
 		return error("%s: workload %s needs a host-made %s, which export lava does not "
 			     "carry", x->job.file, x->job.wl->name,
-			     x->job.wl->tool ? "tool in the initramfs" : "input disk");
+			     x->job.wl->tool ? "tool in the initramfs" :
+			     bench_has_files(x->job.wl) ? "file in the initramfs" : "input disk");
 	if (cmdline_ok(&x->job) < 0)
 		return -1;
 	if (strcmp(x->job.pin, "none"))

@@ -164,8 +164,11 @@ json_t *export_load_samples(const char *dir)
 		}
 		type = json_string_value(json_object_get(rec, "type"));
 		if (type && !strcmp(type, "sample")) {
-			if (json_unpack_ex(rec, &e, JSON_STRICT, "{s:s, s:I, s:s, s:s, s:F}", "type", &type,
-					   "seq", &seq, "metric", &metric, "unit", &unit, "value", &v) < 0) {
+			const char *better;
+
+			if (json_unpack_ex(rec, &e, JSON_STRICT, "{s:s, s:I, s:s, s:s, s:F, s?s}", "type",
+					   &type, "seq", &seq, "metric", &metric, "unit", &unit, "value", &v,
+					   "better", &better) < 0) {
 				error("'%s':%d: sample record: %s", path, line, e.text);
 				json_decref(rec);
 				goto out_fail;

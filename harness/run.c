@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "config.h"
 #include "image.h"
 #include "kernel.h"
@@ -28,10 +29,10 @@ char *run_job_text(const struct job *job, int input)
 	int i;
 
 	for (i = 0; job->wl->params[i].name; i++) {
-		const struct wl_param *p = &job->wl->params[i];
-		char *n = xasprintf("%sparam.%s=%llu%s\n", t, p->name,
-				    (unsigned long long)job->pval[i],
-				    p->kind == UNIT_DURATION ? "ms" : "");
+		char *v = bench_param_value(job, i);
+		char *n = xasprintf("%sparam.%s=%s\n", t, job->wl->params[i].name, v);
+
+		free(v);
 		free(t);
 		t = n;
 	}
@@ -62,6 +63,10 @@ int run_resolve_modules(const struct kernel *k, const struct target *t, const st
 		names[n++] = fsmod;
 	if (!strcmp(job->backing, "ram"))
 		names[n++] = "brd";
+	if (job->wl->host_root && n < MODLIST_MAX - 2) {	/* the host's / over virtio-9p */
+		names[n++] = "9pnet_virtio";
+		names[n++] = "9p";
+	}
 	ret = modules_resolve(dep, builtin, names, n, mods);
 out:
 	free(dep);
@@ -323,6 +328,7 @@ int run_one(const struct run_opts *o)
 	struct initramfs_spec is = { 0 };
 	struct vm_spec spec = { 0 };
 	struct tarball tb;
+	struct bench_files bf;
 	char accel[16] = "", accel_why[256] = "", *run_id = NULL, *dir = NULL, *agent = NULL;
 	char *initrd = NULL, *img = NULL, *jobtext = NULL, *append = NULL, *p = NULL, *started;
 	char *tsc = NULL;
@@ -341,6 +347,7 @@ int run_one(const struct run_opts *o)
 	disk_init(&disk);
 	vm_result_init(&vm);
 	tarball_init(&tb);
+	bench_files_init(&bf);
 	memset(&samples, 0, sizeof(samples));
 	samples.fd = -1;
 	started = utc_stamp();
@@ -436,6 +443,15 @@ int run_one(const struct run_opts *o)
 		is.extra[is.nextra++] = (struct initramfs_file){ NULL, "kpair/tools", 0755 };
 		is.extra[is.nextra++] = (struct initramfs_file){ tool, tool_dst, 0755 };
 	}
+	if (bench_files_add(&bf, &job, &is, dir) < 0) {	/* the user's job file or program */
+		snprintf(setup_err, sizeof(setup_err), "%s", error_last());
+		goto out_report;
+	}
+	if (job.wl->host_root && strcmp(backend_find(o->backend)->name, "qemu")) {
+		snprintf(setup_err, sizeof(setup_err), "workload %s shares the host's / over "
+			 "virtio-9p: the qemu backend only", job.wl->name);
+		goto out_report;
+	}
 	if (strcmp(job.backing, "file"))	/* tmpfs, and ram's source image */
 		img = xasprintf("/dev/shm/kpair-%s-scratch.img", run_id);
 	else
@@ -511,6 +527,7 @@ int run_one(const struct run_opts *o)
 	spec.disks[0].cache = disk.cache;
 	spec.disks[0].readonly = !strcmp(job.backing, "ram");	/* only copied from */
 	spec.icount = job_icount(&job);
+	spec.host_root = job.wl->host_root ? "/" : NULL;
 	spec.cpu = job_pin_cpu(&job);
 	ri.pinned_cpu = spec.cpu;
 	spec.io_cpu = job_pin_io_cpu(&job);
@@ -578,6 +595,7 @@ out:
 	samples_release(&samples);
 	vm_result_release(&vm);
 	tarball_release(&tb);
+	bench_files_release(&bf);
 	disk_release(&disk);
 	modlist_release(&mods);
 	kernel_release(&kernel);

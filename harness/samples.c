@@ -94,6 +94,9 @@ json_t *samples_by_metric(const struct samples *s)
 
 		if (!m) {
 			m = json_pack("{s:O, s:[]}", "unit", json_object_get(rec, "unit"), "values");
+			/* the direction the guest said, for a unit that does not tell it */
+			if (json_object_get(rec, "better"))
+				json_object_set(m, "better", json_object_get(rec, "better"));
 			json_object_set_new(out, metric, m);
 		}
 		json_array_append(json_object_get(m, "values"), json_object_get(rec, "value"));

@@ -570,6 +570,12 @@ static const struct bad_case bad_cases[] = {
 	    SAMPLE_F("\"unit\":\"s\",\"value\":1,\"metric\":"
 		     "\"m0123456789012345678901234567890123456789012345678901234567890123\""),
 	    "sample: bad metric, unit or value", 1),
+	BAD("better neither lower nor higher",
+	    SAMPLE_F("\"metric\":\"m\",\"unit\":\"pts\",\"value\":1,\"better\":\"up\""),
+	    "sample: better is lower or higher, not 'up'", 1),
+	BAD("better a number",
+	    SAMPLE_F("\"metric\":\"m\",\"unit\":\"pts\",\"value\":1,\"better\":1"),
+	    "record 1: sample record:", 1),
 	BAD("unit over 16 bytes",
 	    SAMPLE_F("\"metric\":\"m\",\"unit\":\"sssssssssssssssss\",\"value\":1"),
 	    "sample: bad metric, unit or value", 1),
