@@ -470,13 +470,16 @@ void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
 	       "95% CI", "p", "verdict");
 	for (i = 0; i < c->n; i++) {
 		const struct metric *m = &c->m[i];
-		char name[40], sa[32], sb[32], ci[40], lo[16], hi[16], ch[16], p[16];
+		char name[160], sa[32], sb[32], ci[40], lo[16], hi[16], ch[16], p[16];
 
 		if (m->better == BETTER_NONE)
 			continue;
-		/* the name shortened so that "name (unit)" fits its 21 columns */
-		snprintf(name, sizeof(name), "%.*s (%s)",
-			 18 - (int)strlen(m->unit) > 1 ? 18 - (int)strlen(m->unit) : 1, m->name, m->unit);
+		/* "name (unit)" longer than its 21 columns goes whole on a line of its own */
+		snprintf(name, sizeof(name), "%s (%s)", m->name, m->unit);
+		if (strlen(name) > 21) {
+			printf("%s\n", name);
+			name[0] = '\0';
+		}
 		fmt_side(sa, sizeof(sa), &m->c.a);
 		fmt_side(sb, sizeof(sb), &m->c.b);
 		fmt_change(ch, sizeof(ch), m->c.ratio);

@@ -6,7 +6,7 @@
 #   p_welch: scipy.stats.ttest_ind(equal_var=False), scipy 1.10.1;
 #   ratio: median(patched) / median(vanilla) by hand.
 . "$(dirname "$0")/../boot/lib.sh"
-plan 17
+plan 18
 C="$ROOT/configs/claims"
 # near VALUE WANT: equal within 1e-9 relative
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * (b < 0 ? -b : b) + 1e-12) }'; }
@@ -47,4 +47,10 @@ grep -q "^dd_s (s) .*inconclusive" "$WORK/dd.out"
 ok $? "terminal table"
 is "$(head -2 "$WORK/dd.out" | tr '\n' '|')" "no verdict: these runs cannot tell patched from stock on any metric (5 runs a side)|  dd_s: inconclusive: p 0.667 and ratio CI 0.904-1.035: neither a change nor within +/- 2%|" \
 	"the table opens with the finding in words"
+# a metric name too long for the table's column (fio-job's) is printed whole, on its own line
+"$KPAIR" compare --metric randread-4k.read.clat_ns.p99.9 --unit ns "$C/seed003-dd-vanilla.txt" \
+	"$C/seed003-dd-patched.txt" >"$WORK/long.txt"
+grep -qx 'randread-4k.read.clat_ns.p99.9 (ns)' "$WORK/long.txt" &&
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$WORK/long.txt")" -le 100 ]
+ok $? "a long metric name is printed whole on its own line, the table within 100 columns"
 done_testing
