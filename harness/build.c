@@ -52,7 +52,6 @@ static int tree_open(const struct build_spec *spec, struct tree *t)
 		/* one work tree and O= per repository and target, whatever the revision */
 		uint64_t h = 1469598103934665603ULL;
 		const char *c;
-		char *desc = gitsrc_describe(spec->git, spec->sha);
 
 		for (c = spec->git->git_dir; *c; c++)
 			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
@@ -62,8 +61,8 @@ static int tree_open(const struct build_spec *spec, struct tree *t)
 		/* --config-only never touches the builds' O= (kbuild would rebuild them) */
 		t->obj = xasprintf("%s/%s", t->work, spec->config_only ? "config-only" : "obj");
 		t->src = xasprintf("%s/src", t->work);
-		t->version = xasprintf("%s (git %s)", desc ? desc : "?", spec->sha);
-		free(desc);
+		/* the commit alone: a tag added later (git describe) must not rebuild it */
+		t->version = xasprintf("git %s", spec->sha);
 		goto lock;
 	}
 	if (strchr(spec->source, '/')) {
@@ -185,8 +184,8 @@ out:
 	return ret;
 }
 
-int kmake_var(const struct tree *t, const struct karch *ka, const char *what,
-		     const char *var, int jobs, const char *log, int timeout_ms)
+int kmake_var(const struct tree *t, const struct karch *ka, const char *what, const char *var,
+	      int jobs, const char *log, int timeout_ms)
 {
 	char *o = xasprintf("O=%s", t->obj), *a = xasprintf("ARCH=%s", ka->arch);
 	char *c = xasprintf("CROSS_COMPILE=%s", ka->cross), *j = xasprintf("-j%d", jobs);
@@ -224,7 +223,7 @@ out:
 }
 
 int kmake(const struct tree *t, const struct karch *ka, const char *what, int jobs,
-		 const char *log, int timeout_ms)
+	  const char *log, int timeout_ms)
 {
 	return kmake_var(t, ka, what, NULL, jobs, log, timeout_ms);
 }
