@@ -40,6 +40,7 @@ HARNESS += preflight
 HARNESS += summary
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
+HARNESS += lava lava-run
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
 HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
