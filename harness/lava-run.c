@@ -178,7 +178,7 @@ static int wait_job(long id, double queue_s, double run_s, char *health, size_t 
 		    char *why, size_t wlen)
 {
 	double t0 = mono_now(), started = -1, now;
-	char path[64], last[32] = "", *state;
+	char path[64], last[32] = "", state[32];
 	int tty = isatty(2), fails = 0;
 	json_t *j;
 
@@ -193,7 +193,7 @@ static int wait_job(long id, double queue_s, double run_s, char *health, size_t 
 			return -1;
 		}
 		fails = 0;
-		state = xstrdup(jget_str(j, "state"));
+		snprintf(state, sizeof(state), "%s", jget_str(j, "state"));
 		snprintf(health, hlen, "%s", jget_str(j, "health"));
 		snprintf(why, wlen, "%s", jget_str(j, "failure_comment"));
 		json_decref(j);
@@ -204,11 +204,8 @@ static int wait_job(long id, double queue_s, double run_s, char *health, size_t 
 		else if (strcmp(state, last))
 			info("lava job %ld: %s after %.0f s", id, state, now - t0);
 		snprintf(last, sizeof(last), "%s", state);
-		if (!strcmp(state, "Finished")) {
-			free(state);
+		if (!strcmp(state, "Finished"))
 			break;
-		}
-		free(state);
 		if (started < 0 && now - t0 > queue_s) {
 			cancel(id);
 			snprintf(why, wlen, "lava job %ld did not start within %.0f s "
@@ -228,37 +225,64 @@ sleep:
 	return 0;
 }
 
-/* a console line from LAVA's log: to console.log, scanned, and its record into the channel */
-static void console_line(struct vm_result *res, struct channel *ch, FILE *log, struct text *con,
-			 const char *msg)
+/*
+ * a console line from LAVA's log: scanned, to console.log, and a record into the channel. LAVA's
+ * log escapes the console's " as \" inside a message: a record line is unescaped first.
+ */
+static void console_line(struct channel *ch, FILE *log, struct text *con, const char *msg)
 {
 	struct text rec = { 0 };
 	const char *p;
 
-	fprintf(log, "%s\n", msg);
-	text_add(con, "%s\n", msg);
-	if (strncmp(msg, ECHO_PREFIX, strlen(ECHO_PREFIX)) || ch->failed)
+	if (strncmp(msg, ECHO_PREFIX, strlen(ECHO_PREFIX))) {
+		fprintf(log, "%s\n", msg);
+		text_add(con, "%s\n", msg);
 		return;
-	/* LAVA's log escapes the console's " as \" inside the message */
-	for (p = msg + strlen(ECHO_PREFIX); *p; p++) {
+	}
+	for (p = msg; *p; p++) {
 		if (p[0] == '\\' && p[1] == '"')
 			p++;
 		text_add(&rec, "%c", *p);
 	}
 	text_add(&rec, "\n");
-	channel_feed(ch, rec.s, rec.len);
-	(void)res;
+	fputs(rec.s, log);
+	text_add(con, "%s", rec.s);
+	if (!ch->failed)
+		channel_feed(ch, rec.s + strlen(ECHO_PREFIX), rec.len - strlen(ECHO_PREFIX));
 	free(rec.s);
 }
 
-/* job @id's log: each "- {dt, lvl, msg}" line of the target (or feedback) is a console line */
+int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con)
+{
+	char *line, *next;
+	int n = 0;
+	json_t *j;
+
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "- {", 3))
+			continue;
+		j = json_loads(line + 2, 0, NULL);
+		/* after the monitor's end match (done), LAVA logs the console as feedback */
+		if (json_is_object(j) && (!strcmp(jget_str(j, "lvl"), "target") ||
+					  !strcmp(jget_str(j, "lvl"), "feedback"))) {
+			console_line(ch, log, con, jget_str(j, "msg"));
+			n++;
+		}
+		json_decref(j);
+	}
+	return n;
+}
+
+/* job @id's log into console.log, the console scan and the channel */
 static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct vm_result *res)
 {
 	struct text t = { 0 }, con = { 0 };
-	char path[64], *line, *next;
+	char path[64];
 	FILE *log;
 	long code;
-	json_t *j;
 
 	snprintf(path, sizeof(path), "jobs/%ld/logs/", id);
 	code = lava_http(path, NULL, &t);
@@ -271,19 +295,7 @@ static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct
 		free(t.s);
 		return error("cannot create '%s': %s", s->console_log, strerror(errno));
 	}
-	for (line = t.s; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (strncmp(line, "- {", 3))
-			continue;
-		j = json_loads(line + 2, 0, NULL);
-		/* after the monitor's end match (done), LAVA logs the console as feedback */
-		if (json_is_object(j) && (!strcmp(jget_str(j, "lvl"), "target") ||
-					  !strcmp(jget_str(j, "lvl"), "feedback")))
-			console_line(res, ch, log, &con, jget_str(j, "msg"));
-		json_decref(j);
-	}
+	lava_log_console(t.s, ch, log, &con);
 	fclose(log);
 	if (con.len)
 		console_scan_text(res, con.s, con.len);

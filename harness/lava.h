@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <stdio.h>
 
 struct lava_conf {
 	const char *url;		/* the lab's base URL, e.g. http://lab:8007/ */
@@ -58,5 +59,13 @@ struct text;
 long lava_http(const char *path, const char *body, struct text *out);
 /* GET as a JSON object (new reference), NULL with an error; *code the HTTP code or -1 */
 json_t *lava_get(const char *path, const char *what, long *code);
+
+/*
+ * A LAVA job log (YAML, one "- {dt, lvl, msg}" flow mapping a line; @text is
+ * changed): its console lines (lvl target or feedback) to @log and @con, the
+ * records the agent echoed there into @ch. Returns the number of console lines.
+ */
+struct channel;
+int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con);
 
 #endif
