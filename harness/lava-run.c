@@ -284,16 +284,17 @@ static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct
 	FILE *log;
 	long code;
 
+	log = fopen(s->console_log, "we");
+	if (!log)
+		return error("cannot create '%s': %s", s->console_log, strerror(errno));
 	snprintf(path, sizeof(path), "jobs/%ld/logs/", id);
 	code = lava_http(path, NULL, &t);
 	if (code != 200) {
 		free(t.s);
+		fclose(log);
+		if (code == 404)	/* a job canceled before it started has no log */
+			return 0;
 		return code < 0 ? -1 : error("lava job %ld: its log: HTTP %ld", id, code);
-	}
-	log = fopen(s->console_log, "we");
-	if (!log) {
-		free(t.s);
-		return error("cannot create '%s': %s", s->console_log, strerror(errno));
 	}
 	lava_log_console(t.s, ch, log, &con);
 	fclose(log);

@@ -101,6 +101,8 @@ long lava_http(const char *path, const char *body, struct text *out)
 	CURLcode rc;
 	CURL *c;
 
+	if (!lava_token || !lava_conf.url)	/* lava_preflight() comes first */
+		return error("lava: no lab URL or token (no --lava-url, --lava-token-file)");
 	c = curl_easy_init();
 	if (!c)
 		return error("libcurl: cannot make a handle");

@@ -5,10 +5,11 @@
 # comparison.json fields of a local A/B; a job canceled mid-A/B is a failed run with LAVA's word
 # and is retried; resume after kpair is SIGKILLed during the wait resubmits no finished run; a bad
 # token, a token file others can read, an unreachable server and an unknown device type are each
-# refused before anything is submitted. Prints the lab's start time and the per-run wall ratio.
+# refused before anything is submitted; a job the queue never starts fails its run at the deadline
+# and is canceled. Prints the lab's start time and the per-run wall ratio.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 28
+plan 30
 job="$ROOT/configs/jobs/smoke.job"
 t0=$(date +%s.%N)
 URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
@@ -138,4 +139,16 @@ total=$(for d in $(runs "$WORK/res"); do cat "$d/samples.jsonl"; done | grep -c 
 is "$total" 16 "samples on disk: 4 runs x 4, none lost, none doubled"
 is "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | sort -u | wc -l)" 4 \
 	"four runs, four distinct LAVA jobs"
+# a queue that never starts the job: the device in maintenance, a 5 s deadline
+api_post() { curl -sf -H "Authorization: Token $(cat "$TOKEN")" -H 'Content-Type: application/json' \
+	-d "$2" "${URL}api/v0.2/$1"; }
+api_post devices/kpair-qemu-01/set_health/ '{"health": "MAINTENANCE", "reason": "t-96"}' >/dev/null
+kpair_run queue "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-queue-timeout 5
+api_post devices/kpair-qemu-01/set_health/ '{"health": "GOOD", "reason": "t-96"}' >/dev/null
+qid=$(lava_id "$DIR")
+[ "$(jqr "$DIR/result.json" .status)" = qemu-died ] &&
+	jqr "$DIR/result.json" .reason | grep -q "lava job $qid given up: lava job $qid did not start within 5 s"
+ok $? "a job the queue never starts: a failed run after --lava-queue-timeout ($(jqr "$DIR/result.json" .reason | cut -c-70))"
+[ -n "$qid" ] && [ "$(api "jobs/$qid/" | jq -r .health)" = Canceled ]
+ok $? "and kpair canceled it in the lab"
 done_testing
