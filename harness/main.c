@@ -71,6 +71,7 @@ static void usage(FILE *f)
 	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
 	      "        [--hosts URI1,URI2,...]  baseline: results/nightly/<date>/, junit.xml,\n"
 	      "        index.html (exit 0/1/2)\n"
+	      "        [--backend qemu|libvirt|lava [--lava-url URL --lava-token-file F ...]]\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  bisect JOB --source GIT_DIR --good REV --bad REV --metric NAME [--config F]\n"
@@ -485,9 +486,11 @@ static int cmd_nightly(int argc, char **argv)
 		{ "date", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
 		{ "hosts", required_argument, NULL, 'H' },
+		{ "backend", required_argument, NULL, 'V' },
+		LAVA_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL;
+	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL, *backend = NULL;
 	const char *date = NULL;
 	struct nightly n;
 	int c, nset = 0, ret = EXIT_USAGE;
@@ -505,15 +508,25 @@ static int cmd_nightly(int argc, char **argv)
 			hosts = xasprintf("nightly.hosts=%s", optarg);
 			sets[nset++] = hosts;
 			break;
+		case 'V':
+			if (backend)
+				die("nightly: --backend given twice");
+			backend = xasprintf("nightly.backend=%s", check_backend(optarg));
+			sets[nset++] = backend;
+			break;
+		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
 		default: die("nightly: see kpair help");
 		}
 	}
 	if (optind != argc - 1)
 		die("nightly: expected one nightly file");
 	nightly_init(&n);
-	if (nightly_load(&n, argv[optind], sets, nset) == 0)
+	if (nightly_load(&n, argv[optind], sets, nset) == 0) {
+		lava_check(n.backend);
 		ret = nightly_run(&n, date);
+	}
 	nightly_release(&n);
+	free(backend);
 	free(hosts);
 	free(sets);
 	return ret;

@@ -9,7 +9,7 @@
 # and is canceled. Prints the lab's start time and the per-run wall ratio.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 30
+plan 33
 job="$ROOT/configs/jobs/smoke.job"
 t0=$(date +%s.%N)
 URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
@@ -151,4 +151,31 @@ qid=$(lava_id "$DIR")
 ok $? "a job the queue never starts: a failed run after --lava-queue-timeout ($(jqr "$DIR/result.json" .reason | cut -c-70))"
 [ -n "$qid" ] && [ "$(api "jobs/$qid/" | jq -r .health)" = Canceled ]
 ok $? "and kpair canceled it in the lab"
+# a nightly through the lab: an A/A night (the same kernel both sides, 3 runs a side) passes
+cat >"$WORK/t.nightly" <<EOT
+[nightly]
+name    = t96
+results = $WORK/nl
+jobs    = configs/jobs/smoke.job
+runs    = 3
+seed    = 5
+set     = params.size=4M | disk.size=256M
+backend = lava
+[kernel]
+package = debian:$KERNEL
+[baseline]
+rule    = pinned
+kernel  = $KERNEL
+EOT
+"$KPAIR" nightly "$WORK/t.nightly" --date 2026-01-01 --lava-url "$URL" --lava-token-file "$TOKEN" \
+	>"$WORK/nl.out" 2>"$WORK/nl.err"
+rc=$?
+is "$rc/$(jqr "$WORK/nl/2026-01-01/summary.json" '.entries[0].status')" 0/passed \
+	"nightly with backend = lava: an A/A night passes"
+is "$(find "$WORK/nl" -path '*/runs/*' -name result.json | while read -r f; do lava_id "${f%/result.json}"; done |
+	sort -u | wc -l)" 7 "its 6 runs and the warm-up boot were 7 LAVA jobs"
+"$KPAIR" nightly "$WORK/t.nightly" --date 2026-01-02 --lava-url "$URL" --lava-token-file "$WORK/bad.token" \
+	>"$WORK/nl2.out" 2>"$WORK/nl2.err"
+[ $? = 2 ] && grep -q "refuses the token" "$WORK/nl2.err" && [ ! -d "$WORK/nl/2026-01-02" ]
+ok $? "a nightly with a bad token: exit 2 before the night starts"
 done_testing
