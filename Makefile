@@ -10,7 +10,7 @@ ARCH := $(shell uname -m)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 DEFS := -D_GNU_SOURCE
-PKGS := jansson libarchive inih liblzma gsl libvirt
+PKGS := jansson libarchive inih liblzma gsl libvirt libcurl
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -40,6 +40,7 @@ HARNESS += preflight
 HARNESS += summary
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
+HARNESS += lava lava-run
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
 HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
@@ -102,6 +103,10 @@ deps:
 deps-cross:
 	$(Q)scripts/deps cross
 
+# a local LAVA lab for the lava backend's test (scripts/lava-lab-up)
+deps-lava:
+	$(Q)scripts/deps lava
+
 images/kernels/$(KERNEL)/kernel.json: | harness/kpair
 	$(Q)harness/kpair kernel fetch debian:$(KERNEL)
 
@@ -118,7 +123,7 @@ images/kernels/%/kernel.json: | harness/kpair
 kernels-all: kernel $(TARGET_KERNELS:%=images/kernels/%/kernel.json)
 
 # check: sanitized host build, unit tests, then boot tests against a real kernel
-check: deps deps-cross
+check: deps deps-cross deps-lava
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined all unit-bins $(CROSS_AGENTS)
 	$(Q)$(MAKE) --no-print-directory kernels-all
 	$(Q)KPAIR_KERNEL=$(KERNEL) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(PROVE_FLAGS) \
@@ -188,5 +193,5 @@ clean:
 	rm -rf $(B) harness/kpair guest/kpair-agent-*
 
 .PHONY: all check demo bench clean deps kernel unit-bins fuzz FORCE
-.PHONY: deps-cross kernels-all bench-targets
+.PHONY: deps-cross deps-lava kernels-all bench-targets
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

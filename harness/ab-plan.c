@@ -6,6 +6,7 @@
 
 #include "ab.h"
 #include "ab-plan.h"
+#include "lava.h"
 #include "util.h"
 
 void ab_opts_init(struct ab_opts *o)
@@ -129,6 +130,8 @@ int ab_plan_write(const struct ab_opts *o)
 		json_object_set_new(j, "backend", json_string(o->backend));
 	if (o->uri)
 		json_object_set_new(j, "uri", json_string(o->uri));
+	if (o->backend && !strcmp(o->backend, "lava"))	/* the lab, its token's file, not the token */
+		lava_conf_save(j);
 	if (o->nhosts) {
 		json_object_set_new(j, "hosts", ab_strings_json(o->hosts, o->nhosts));
 		json_object_set_new(j, "mix_hosts", json_boolean(o->mix_hosts));
@@ -182,6 +185,11 @@ int ab_plan_read(const char *dir, struct ab_opts *o)
 		o->backend = xstrdup(json_string_value(json_object_get(j, "backend")));
 	if (json_is_string(json_object_get(j, "uri")))
 		o->uri = xstrdup(json_string_value(json_object_get(j, "uri")));
+	if (o->backend && !strcmp(o->backend, "lava")) {	/* resume: the same lab, checked again */
+		lava_conf_load(j);
+		if (lava_preflight() < 0)
+			goto out;
+	}
 	o->job_path = xstrdup(job);
 	o->side[0].kernel = xstrdup(k0);
 	o->side[1].kernel = xstrdup(k1);

@@ -516,7 +516,7 @@ const struct backend backend_qemu = {
 
 const struct backend *backend_find(const char *name)
 {
-	static const struct backend *const all[] = { &backend_qemu, &backend_libvirt };
+	static const struct backend *const all[] = { &backend_qemu, &backend_libvirt, &backend_lava };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(all); i++)

@@ -98,6 +98,7 @@ struct backend {
 
 extern const struct backend backend_qemu;
 extern const struct backend backend_libvirt;
+extern const struct backend backend_lava;	/* lava-run.c */
 /* the backend called @name (NULL: qemu), or NULL */
 const struct backend *backend_find(const char *name);
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "kernel.h"
 #include "kernel-cmd.h"
+#include "lava.h"
 #include "sides.h"
 #include "nightly.h"
 #include "export.h"
@@ -53,12 +54,14 @@ static void usage(FILE *f)
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs|--plain-initramfs] [-q]\n"
 	      "        (no --kernel: the target's default kernel)\n"
 	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n"
+	      LAVA_USAGE
 	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--source GIT_DIR [--config FILE|debian:ABI]]   K1, K2: git revisions, built\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
 	      "        [--warmup N]   boots before the first measured run, not compared (default 1)\n"
 	      "        [--backend qemu|libvirt [--uri U]]\n"
+	      LAVA_USAGE
 	      "        [--hosts URI1,URI2,... [--mix-hosts]]   fan the pairs out over libvirt hosts\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
 	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
@@ -68,6 +71,7 @@ static void usage(FILE *f)
 	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
 	      "        [--hosts URI1,URI2,...]  baseline: results/nightly/<date>/, junit.xml,\n"
 	      "        index.html (exit 0/1/2)\n"
+	      "        [--backend qemu|libvirt|lava [--lava-url URL --lava-token-file F ...]]\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
 	      "  bisect JOB --source GIT_DIR --good REV --bad REV --metric NAME [--config F]\n"
@@ -129,8 +133,21 @@ static int cmd_help(int argc, char **argv)
 static const char *check_backend(const char *name)
 {
 	if (!backend_find(name))
-		die("--backend '%s': qemu or libvirt", name);
+		die("--backend '%s': qemu, libvirt or lava", name);
 	return name;
+}
+
+static void lava_opt(int c, const char *arg)
+{
+	if (lava_option(c, arg) < 0)
+		exit(EXIT_USAGE);
+}
+
+/* --backend lava: the lab answers, takes the token and has the device type, before any run */
+static void lava_check(const char *backend)
+{
+	if (backend && !strcmp(backend, "lava") && lava_preflight() < 0)
+		exit(EXIT_USAGE);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -144,6 +161,7 @@ static int cmd_run(int argc, char **argv)
 		{ "plain-initramfs", no_argument, NULL, 'P' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
+		LAVA_LONG_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,12 +182,14 @@ static int cmd_run(int argc, char **argv)
 		case 'P': o.initramfs = "plain"; break;
 		case 'V': o.backend = check_backend(optarg); break;
 		case 'U': o.uri = optarg; break;
+		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
 		case 'q': util_quiet = 1; break;
 		default: die("run: see kpair help");
 		}
 	}
 	if (optind != argc - 1)
 		die("run: expected one job file");
+	lava_check(o.backend);
 	/* no --kernel: run_one takes the target's default kernel */
 	o.job_path = argv[optind];
 	o.sets = sets;
@@ -305,6 +325,7 @@ static int cmd_ab(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
+		LAVA_LONG_OPTIONS,
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "mix-hosts", no_argument, NULL, 'X' },
 		{ "source", required_argument, NULL, 'G' },
@@ -323,6 +344,7 @@ static int cmd_ab(int argc, char **argv)
 		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, AB_MAX_JOBS); break;
 		case 'V': o.backend = xstrdup(check_backend(optarg)); break;
 		case 'U': o.uri = xstrdup(optarg); break;
+		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
 		case 'H':
 			if (ab_set_hosts(&o, optarg) < 0)
 				exit(EXIT_USAGE);
@@ -357,6 +379,7 @@ static int cmd_ab(int argc, char **argv)
 		    "--uri or -j");
 	if (o.mix_hosts && !o.nhosts)
 		die("--mix-hosts needs --hosts");
+	lava_check(o.backend);
 	if (cfgspec && !source)
 		die("--config FILE|debian:ABI goes with --source DIR (a git tree to build)");
 	if (source) {
@@ -463,9 +486,11 @@ static int cmd_nightly(int argc, char **argv)
 		{ "date", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
 		{ "hosts", required_argument, NULL, 'H' },
+		{ "backend", required_argument, NULL, 'V' },
+		LAVA_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL;
+	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL, *backend = NULL;
 	const char *date = NULL;
 	struct nightly n;
 	int c, nset = 0, ret = EXIT_USAGE;
@@ -483,15 +508,25 @@ static int cmd_nightly(int argc, char **argv)
 			hosts = xasprintf("nightly.hosts=%s", optarg);
 			sets[nset++] = hosts;
 			break;
+		case 'V':
+			if (backend)
+				die("nightly: --backend given twice");
+			backend = xasprintf("nightly.backend=%s", check_backend(optarg));
+			sets[nset++] = backend;
+			break;
+		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
 		default: die("nightly: see kpair help");
 		}
 	}
 	if (optind != argc - 1)
 		die("nightly: expected one nightly file");
 	nightly_init(&n);
-	if (nightly_load(&n, argv[optind], sets, nset) == 0)
+	if (nightly_load(&n, argv[optind], sets, nset) == 0) {
+		lava_check(n.backend);
 		ret = nightly_run(&n, date);
+	}
 	nightly_release(&n);
+	free(backend);
 	free(hosts);
 	free(sets);
 	return ret;

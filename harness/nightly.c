@@ -21,6 +21,7 @@
 #define NIGHTLY_MAX 32		/* jobs, targets */
 
 static const char *const rule_choices[] = { "last-good", "pinned", NULL };
+static const char *const backend_choices[] = { "qemu", "libvirt", "lava", NULL };
 
 const struct opt nightly_opts[] = {
 	{ "nightly", "name", OPT_STR, NOFF(name), "nightly", 0, 0, NULL, "name of this nightly, in summaries" },
@@ -32,6 +33,7 @@ const struct opt nightly_opts[] = {
 	{ "nightly", "retries", OPT_COUNT, NOFF(retries), "1", 0, 10, NULL, "retries of a failed run" },
 	{ "nightly", "threshold", OPT_STR, NOFF(threshold), "2%", 0, 0, NULL, "no-change band, percent" },
 	{ "nightly", "hosts", OPT_STR, NOFF(hosts), "", 0, 0, NULL, "libvirt URIs the runs fan out over (ab --hosts), space separated; empty: this machine" },
+	{ "nightly", "backend", OPT_ENUM, NOFF(backend), "qemu", 0, 0, backend_choices, "where the runs boot: qemu, libvirt, or lava (a LAVA lab: kpair nightly --lava-url ...)" },
 	{ "nightly", "set", OPT_STR, NOFF(sets), "", 0, 0, NULL, "job keys for both sides: section.key=value, separated by ' | '" },
 	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>, or debian:latest-<flavour> (the newest ABI the registry offers tonight)" },
 	{ "kernel", "source", OPT_STR, NOFF(source), "", 0, 0, NULL, "or built from linux-source-6.1 or a tree (relative to the project root)" },
@@ -121,6 +123,9 @@ static int nightly_check(const struct nightly *n)
 
 	if (!*n->package == !*n->source)
 		errors += error("%s: kernel: give one of kernel.package or kernel.source", n->file);
+	if (*n->hosts && strcmp(n->backend, "libvirt") && strcmp(n->backend, "qemu"))
+		errors += error("%s: nightly.hosts: libvirt hosts, not with nightly.backend=%s", n->file,
+				n->backend);
 	if (*n->package && strncmp(n->package, "debian:", 7))
 		errors += error("%s: kernel.package: '%s': expected debian:<abi>-<flavour>", n->file,
 				n->package);
@@ -398,6 +403,8 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	for (i = 0; i < nk; i++)
 		o.side[1].sets[o.side[1].nset++] = ks[i];
 	o.side[1].kernel = xstrdup(tonight);
+	if (strcmp(n->backend, "qemu"))
+		o.backend = xstrdup(n->backend);
 	if (*n->hosts) {
 		char *list = xstrdup(n->hosts), *p;
 

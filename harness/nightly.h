@@ -17,7 +17,7 @@
 struct nightly {
 	char *file;
 	/* [nightly] */
-	char *name, *results, *jobs, *targets, *sets, *threshold, *hosts;
+	char *name, *results, *jobs, *targets, *sets, *threshold, *hosts, *backend;
 	uint64_t runs, seed, retries;
 	/* [kernel]: the kernel under test */
 	char *package, *source, *branch, *patches, *series, *config, *fragment, *kernel_sets;

@@ -1,0 +1,71 @@
+/*
+ * lava.h - the lava backend: each run is one LAVA job on a lab's QEMU device,
+ * submitted through LAVA's REST API (v0.2) with libcurl. The run's kernel,
+ * initramfs and scratch disk go to the worker as file:// URLs (a worker on
+ * this host, or one that sees the same paths); the guest's records come back
+ * from the job log, where the agent echoes them (kpair.echo=1), and go
+ * through the same strict channel parser as a local run's.
+ */
+#ifndef KPAIR_LAVA_H
+#define KPAIR_LAVA_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+
+struct lava_conf {
+	const char *url;		/* the lab's base URL, e.g. http://lab:8007/ */
+	const char *token_file;		/* 0600 file holding the API token */
+	const char *device_type;	/* "qemu" unless told */
+	int insecure;			/* TLS peer and host not verified (--lava-insecure) */
+	double queue_timeout;		/* seconds a job may wait to start (--lava-queue-timeout) */
+};
+extern struct lava_conf lava_conf;
+
+/* option codes of the lava options, for main.c's getopt_long tables */
+enum {
+	LAVA_OPT_URL = 0x4c00,
+	LAVA_OPT_TOKEN_FILE,
+	LAVA_OPT_DEVICE_TYPE,
+	LAVA_OPT_INSECURE,
+	LAVA_OPT_QUEUE_TIMEOUT,
+	LAVA_OPT_LAST = LAVA_OPT_QUEUE_TIMEOUT,
+};
+#define LAVA_LONG_OPTIONS \
+	{ "lava-url", required_argument, NULL, LAVA_OPT_URL }, \
+	{ "lava-token-file", required_argument, NULL, LAVA_OPT_TOKEN_FILE }, \
+	{ "lava-device-type", required_argument, NULL, LAVA_OPT_DEVICE_TYPE }, \
+	{ "lava-insecure", no_argument, NULL, LAVA_OPT_INSECURE }, \
+	{ "lava-queue-timeout", required_argument, NULL, LAVA_OPT_QUEUE_TIMEOUT }
+#define LAVA_USAGE \
+	"        [--backend lava --lava-url URL --lava-token-file F [--lava-device-type qemu]\n" \
+	"         [--lava-queue-timeout S] [--lava-insecure]]   each run a job on a LAVA lab\n"
+
+/* take one of the options above into lava_conf; -1 with an error if its value is bad */
+int lava_option(int opt, const char *arg);
+/*
+ * Before any run: the URL and token file are given, the token file is 0600,
+ * the server answers, takes the token and knows the device type. -1 with an
+ * error that says which.
+ */
+int lava_preflight(void);
+/* "lava_url", "lava_token_file", "lava_device_type" into / from a plan (ab resume) */
+void lava_conf_save(json_t *plan);
+void lava_conf_load(json_t *plan);
+
+
+/* for lava-run.c: one request under api/v0.2/ (POST when @body), its HTTP code or -1 */
+struct text;
+long lava_http(const char *path, const char *body, struct text *out);
+/* GET as a JSON object (new reference), NULL with an error; *code the HTTP code or -1 */
+json_t *lava_get(const char *path, const char *what, long *code);
+
+/*
+ * A LAVA job log (YAML, one "- {dt, lvl, msg}" flow mapping a line; @text is
+ * changed): its console lines (lvl target or feedback) to @log and @con, the
+ * records the agent echoed there into @ch. Returns the number of console lines.
+ */
+struct channel;
+int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con);
+
+#endif

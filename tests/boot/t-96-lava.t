@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# lava backend: a real LAVA lab on this host (scripts/lava-lab-up: PostgreSQL, lava-server, its
+# scheduler, one lava-worker with a QEMU device). A run through the lab gives the records of a
+# local run; an A/B of the smoke job with a planted 16x difference comes out regressed with the
+# comparison.json fields of a local A/B; a job canceled mid-A/B is a failed run with LAVA's word
+# and is retried; resume after kpair is SIGKILLed during the wait resubmits no finished run; a bad
+# token, a token file others can read, an unreachable server and an unknown device type are each
+# refused before anything is submitted; a job the queue never starts fails its run at the deadline
+# and is canceled. Prints the lab's start time and the per-run wall ratio.
+. "$(dirname "$0")/lib.sh"
+need_kernel
+plan 33
+job="$ROOT/configs/jobs/smoke.job"
+t0=$(date +%s.%N)
+URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
+	{ echo "Bail out! scripts/lava-lab-up failed: $(tail -5 "$WORK/lab.err" | tr '\n' ' ')"; exit 1; }
+echo "# lava-lab-up: $URL up in $(echo "$(date +%s.%N) - $t0" | bc) s"
+TOKEN=${KPAIR_LAVA_DIR:-/var/lib/kpair-lava}/token
+LAVA=(--backend lava --lava-url "$URL" --lava-token-file "$TOKEN")
+sets=(--set params.size=4M --set disk.size=256M)
+api() { curl -sf -H "Authorization: Token $(cat "$TOKEN")" "${URL}api/v0.2/$1"; }
+njobs() { api "jobs/?limit=1" | jq .count; }
+lava_id() { jqr "$1/result.json" .qemu.cmdline | sed -n 's/^LAVA job \([0-9]*\) .*/\1/p'; }
+
+# refused before anything is submitted: each a clear message, exit 2
+n0=$(njobs)
+printf 'not-a-token\n' >"$WORK/bad.token"; chmod 600 "$WORK/bad.token"
+kpair_run bad "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-token-file "$WORK/bad.token"
+is "$RC" 2 "a bad token: exit 2"
+grep -q "the server refuses the token of '$WORK/bad.token'" "$WORK/bad.err" && ! grep -q not-a-token "$WORK/bad.err"
+ok $? "a bad token: the server refuses it, the message names the file, not the token"
+cp "$TOKEN" "$WORK/open.token"; chmod 644 "$WORK/open.token"
+kpair_run open "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-token-file "$WORK/open.token"
+[ "$RC" = 2 ] && grep -q "has mode 0644: others can read it" "$WORK/open.err"
+ok $? "a token file others can read (0644) is refused"
+kpair_run gone "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-url http://127.0.0.1:9/
+[ "$RC" = 2 ] && grep -q "the server at 'http://127.0.0.1:9/' cannot be reached" "$WORK/gone.err"
+ok $? "an unreachable server: exit 2, cannot be reached"
+kpair_run nodt "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-device-type no-such-board
+[ "$RC" = 2 ] && grep -q "has no device type 'no-such-board'" "$WORK/nodt.err"
+ok $? "an unknown device type: exit 2, named"
+is "$(njobs)" "$n0" "none of them submitted a job"
+
+# one run through the lab against the same run here
+kpair_run local "$job" --kernel "$KERNEL" "${sets[@]}"
+LOCAL_S=$SECS
+kpair_run lab "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}"
+is "$RC/$(jqr "$DIR/result.json" .status)" "0/ok" "a run through the lab: ok (${SECS} s, here ${LOCAL_S} s)"
+echo "# per-run wall: lab ${SECS} s, local ${LOCAL_S} s, ratio $(echo "scale=2; $SECS / $LOCAL_S" | bc)"
+id=$(lava_id "$DIR")
+[ -n "$id" ] && [ "$(api "jobs/$id/" | jq -r '.state + "/" + .health')" = Finished/Complete ]
+ok $? "result.json names LAVA job $id, Finished and Complete in the lab"
+shape() { jq -c '[.type, .metric // "", .unit // "", (to_entries | map(.key + ":" + (.value | type)))]' "$1"; }
+is "$(shape "$DIR/samples.jsonl")" "$(shape "$WORK/local/samples.jsonl")" \
+	"samples.jsonl: the records of the local run (types, metrics, units, fields)"
+is "$(jq -r 'select(.type == "sample" and (.metric | endswith("_bytes"))) | .value' "$DIR/samples.jsonl" | tr '\n' ' ')" \
+	"4194304 4194304 " "the byte counts the guest measured"
+[ "$(grep -c '^kpair-record: {"type":' "$DIR/console.log")" = 6 ] && grep -q '^kpair-agent: smoke started' "$DIR/console.log"
+ok $? "console.log: the guest's console from LAVA's log, hello to done, the records unescaped"
+! grep -rqF "$(cat "$TOKEN")" "$DIR" "$WORK/lab.out" "$WORK/lab.err"
+ok $? "the token is in no result file and no output"
+
+# the A/B with a planted 16x difference, through the lab and here
+ab() {	# ab NAME ARGS...: kpair ab into $WORK/NAME
+	local name=$1
+	shift
+	"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" --seed 7 --warmup 0 "${sets[@]}" \
+		-o "$WORK/$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+}
+t0=$(date +%s.%N)
+ab big -n 5 --patched-set params.size=64M "${LAVA[@]}"
+rc=$?
+echo "# A/B through the lab, 10 runs: $(echo "$(date +%s.%N) - $t0" | bc) s"
+is "$rc" 1 "A/B through the lab with a 16x difference exits 1"
+c="$WORK/big/comparison.json"
+is "$(jqr "$c" .metrics.write_s.verdict)/$(jqr "$c" .metrics.read_s.verdict)" regressed/regressed \
+	"write_s and read_s: regressed"
+jqt "$c" '.metrics.write_s.n_a == 5 and .metrics.write_s.n_b == 5 and .metrics.write_s.ratio_ci_low > 1.5'
+ok $? "5 runs a side, write_s ratio CI well above 1 ($(jqr "$c" '.metrics.write_s | "\(.ratio) [\(.ratio_ci_low), \(.ratio_ci_high)]"'))"
+ab here -n 2 --patched-set params.size=64M
+fields() { jq -c '[paths | map(if type == "number" then "#" else . end) | join(".")] | unique' "$1" |
+	   sed 's/"metrics\.[a-z_]*\.outliers_[ab]\.#",//g'; }	# outliers: a list, empty or not
+is "$(fields "$c")" "$(fields "$WORK/here/comparison.json")" \
+	"comparison.json: the same fields as a local A/B's"
+jqt "$WORK/big/ab.json" '.backend == "lava" and .lava.url == "'"$URL"'" and (.lava | has("token") | not)'
+ok $? "ab.json keeps the lab and the token's file, not the token"
+! grep -rqF "$(cat "$TOKEN")" "$WORK/big"
+ok $? "the token is nowhere under the A/B's directory"
+runs() { ls -d "$1"/runs/[0-9][0-9][0-9]-stock "$1"/runs/[0-9][0-9][0-9]-patched; }	# not .interrupted-*
+is "$(for d in $(runs "$WORK/big"); do lava_id "$d"; done | sort -u | wc -l)" 10 \
+	"each of the 10 runs was its own LAVA job"
+
+# a job canceled in the lab mid-A/B: a failed run with LAVA's word, retried
+ab cancel -n 2 "${LAVA[@]}" &
+pid=$!
+victim=
+for _ in $(seq 1 600); do
+	if ls "$WORK"/cancel/runs/001-*/result.json >/dev/null 2>&1; then
+		victim=$(api "jobs/?state=Running&limit=1" | jq -r '.results[0].id // empty')
+		[ -n "$victim" ] && break
+	fi
+	sleep 0.1
+done
+[ -n "$victim" ] && api "jobs/$victim/cancel/" >/dev/null
+ok $? "canceled LAVA job ${victim:-?} while the A/B's third run ran"
+wait $pid
+rc=$?
+[ $rc -le 1 ] && jqt "$WORK/cancel/comparison.json" '.metrics.write_s.n_a == 2 and .metrics.write_s.n_b == 2'
+ok $? "the A/B still has 2 runs a side (exit $rc)"
+reason=$(grep -h '"reason"' "$WORK"/cancel/runs/*/result.json | grep "lava job $victim Canceled" | head -1)
+[ -n "$victim" ] && [ -n "$reason" ]
+ok $? "the canceled run failed with LAVA's word:$(echo "$reason" | sed 's/.*"reason": *//' | cut -c-80)"
+is "$(jq '[.order[] | select(.status != "ok")] | length' "$WORK/cancel/comparison.json")" 1 \
+	"one failed run in the order, retried"
+
+# kill kpair while it waits for a job, then resume: no finished run is submitted again
+"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" --seed 7 --warmup 0 "${sets[@]}" \
+	-n 2 "${LAVA[@]}" -o "$WORK/res" >"$WORK/res.out" 2>&1 &
+pid=$!	# kpair itself, not a subshell: SIGKILL must reach it
+for _ in $(seq 1 600); do
+	ls "$WORK"/res/runs/001-*/result.json >/dev/null 2>&1 &&
+		[ -n "$(api "jobs/?state=Running&limit=1" | jq -r '.results[0].id // empty')" ] && break
+	sleep 0.1
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+! kill -0 $pid 2>/dev/null
+ok $? "kpair SIGKILLed while LAVA ran a job of its A/B"
+done_before=$(for d in $(runs "$WORK/res"); do ls "$d/result.json"; done 2>/dev/null | wc -l)
+before=$(njobs)
+"$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
+rc=$?
+[ $rc -le 1 ] && jqt "$WORK/res/comparison.json" '.metrics.write_s.n_a == 2 and .metrics.write_s.n_b == 2'
+ok $? "resume finishes the A/B: 2 runs a side (exit $rc)"
+[ $rc -le 1 ] || sed "s/^/#   /" "$WORK/resume.out"
+is "$(($(njobs) - before))" "$((4 - done_before))" \
+	"resume submitted $((4 - done_before)) jobs: the runs not finished when kpair was killed"
+total=$(for d in $(runs "$WORK/res"); do cat "$d/samples.jsonl"; done | grep -c '"type":"sample"')
+is "$total" 16 "samples on disk: 4 runs x 4, none lost, none doubled"
+is "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | sort -u | wc -l)" 4 \
+	"four runs, four distinct LAVA jobs"
+# a queue that never starts the job: the device in maintenance, a 5 s deadline
+api_post() { curl -sf -H "Authorization: Token $(cat "$TOKEN")" -H 'Content-Type: application/json' \
+	-d "$2" "${URL}api/v0.2/$1"; }
+api_post devices/kpair-qemu-01/set_health/ '{"health": "MAINTENANCE", "reason": "t-96"}' >/dev/null
+kpair_run queue "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-queue-timeout 5
+api_post devices/kpair-qemu-01/set_health/ '{"health": "GOOD", "reason": "t-96"}' >/dev/null
+qid=$(lava_id "$DIR")
+[ "$(jqr "$DIR/result.json" .status)" = qemu-died ] &&
+	jqr "$DIR/result.json" .reason | grep -q "lava job $qid given up: lava job $qid did not start within 5 s"
+ok $? "a job the queue never starts: a failed run after --lava-queue-timeout ($(jqr "$DIR/result.json" .reason | cut -c-70))"
+[ -n "$qid" ] && [ "$(api "jobs/$qid/" | jq -r .health)" = Canceled ]
+ok $? "and kpair canceled it in the lab"
+# a nightly through the lab: an A/A night (the same kernel both sides, 3 runs a side) passes
+cat >"$WORK/t.nightly" <<EOT
+[nightly]
+name    = t96
+results = $WORK/nl
+jobs    = configs/jobs/smoke.job
+runs    = 3
+seed    = 5
+set     = params.size=4M | disk.size=256M
+backend = lava
+[kernel]
+package = debian:$KERNEL
+[baseline]
+rule    = pinned
+kernel  = $KERNEL
+EOT
+"$KPAIR" nightly "$WORK/t.nightly" --date 2026-01-01 --lava-url "$URL" --lava-token-file "$TOKEN" \
+	>"$WORK/nl.out" 2>"$WORK/nl.err"
+rc=$?
+is "$rc/$(jqr "$WORK/nl/2026-01-01/summary.json" '.entries[0].status')" 0/passed \
+	"nightly with backend = lava: an A/A night passes"
+is "$(find "$WORK/nl" -path '*/runs/*' -name result.json | while read -r f; do lava_id "${f%/result.json}"; done |
+	sort -u | wc -l)" 7 "its 6 runs and the warm-up boot were 7 LAVA jobs"
+"$KPAIR" nightly "$WORK/t.nightly" --date 2026-01-02 --lava-url "$URL" --lava-token-file "$WORK/bad.token" \
+	>"$WORK/nl2.out" 2>"$WORK/nl2.err"
+[ $? = 2 ] && grep -q "refuses the token" "$WORK/nl2.err" && [ ! -d "$WORK/nl/2026-01-02" ]
+ok $? "a nightly with a bad token: exit 2 before the night starts"
+done_testing

@@ -1,0 +1,166 @@
+/*
+ * t-lava.c - unit tests of the lava backend's host side (harness/lava.c,
+ * harness/lava-run.c): a real LAVA job log (lava-server 2023.01, the smoke
+ * job, tests/unit/data/lava-job.log) gives the channel the agent's six records
+ * and console.log the console lines with the records unescaped; a record LAVA
+ * cut or mangled stops the channel; the token file must be 0600 and the
+ * options reject what they cannot use. Run from the project directory.
+ */
+#include <sys/stat.h>
+
+#include "unit.h"
+
+#include "channel.h"
+#include "lava.h"
+#include "util.h"
+
+struct seen {
+	int types[4];
+	double last_value;
+};
+
+static int count_cb(void *user, enum rec_type type, json_t *rec, const char *line, size_t len)
+{
+	struct seen *s = user;
+
+	(void)line;
+	(void)len;
+	s->types[type]++;
+	if (type == REC_SAMPLE)
+		s->last_value = json_number_value(json_object_get(rec, "value"));
+	return 0;
+}
+
+static char *log_text(void)
+{
+	char *text;
+	size_t len;
+
+	assert_int_equal(read_file("tests/unit/data/lava-job.log", &text, &len), 0);
+	return text;
+}
+
+static void test_real_log(void **state)
+{
+	struct text con = { 0 };
+	struct seen seen = { { 0 }, 0 };
+	struct channel ch;
+	char *text = log_text(), *out;
+	size_t olen;
+	FILE *log = tmpfile();
+	long n;
+
+	(void)state;
+	channel_init(&ch, count_cb, &seen);
+	n = lava_log_console(text, &ch, log, &con);
+	assert_int_equal(channel_end(&ch), 0);
+	assert_false(ch.failed);
+	assert_int_equal(seen.types[REC_HELLO], 1);
+	assert_int_equal(seen.types[REC_SAMPLE], 4);
+	assert_int_equal(seen.types[REC_DONE], 1);
+	assert_true(ch.got_done);
+	assert_int_equal((long long)seen.last_value, 16777216);	/* read_bytes, the last sample */
+	/* the console lines only: hello, started, 4 samples, done, 3 after it */
+	assert_int_equal(n, 10);
+	assert_non_null(strstr(con.s, "kpair-record: {\"type\":\"done\",\"seq\":5,"));
+	assert_null(strstr(con.s, "\\\""));
+	assert_null(strstr(con.s, "Boot command"));
+	fflush(log);
+	olen = (size_t)ftell(log);
+	out = calloc(1, olen + 1);
+	rewind(log);
+	assert_int_equal(fread(out, 1, olen, log), olen);
+	assert_string_equal(out, con.s);
+	fclose(log);
+	free(out);
+	free(con.s);
+	free(text);
+}
+
+/* a sample's value changed in the log: the record no longer fits; cut: the sequence breaks */
+static void test_bad_records(void **state)
+{
+	struct text con = { 0 };
+	struct seen seen = { { 0 }, 0 };
+	struct channel ch;
+	char *text = log_text(), *p;
+	FILE *log = tmpfile();
+
+	(void)state;
+	p = strstr(text, "value\\\\\\\":0.");	/* in the log: value\\\":0. */
+	assert_non_null(p);
+	p = strstr(p, ":0.");
+	p[1] = 'x';
+	channel_init(&ch, count_cb, &seen);
+	lava_log_console(text, &ch, log, &con);
+	assert_true(ch.failed);
+	assert_int_equal(seen.types[REC_DONE], 0);
+	free(text);
+	free(con.s);
+	con = (struct text){ 0 };
+
+	text = log_text();
+	p = strstr(text, "seq\\\\\\\":2,");	/* the second sample's line: not a console line now */
+	assert_non_null(p);
+	while (p > text && p[-1] != '\n')
+		p--;
+	p[0] = '#';
+	memset(&seen, 0, sizeof(seen));
+	channel_init(&ch, count_cb, &seen);
+	lava_log_console(text, &ch, log, &con);
+	assert_true(ch.failed);
+	assert_non_null(strstr(ch.why, "seq"));
+	fclose(log);
+	free(con.s);
+	free(text);
+}
+
+static void test_token_file(void **state)
+{
+	char path[] = "/tmp/kpair-t-lava-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abc123\n", 7), 7);
+	close(fd);
+	assert_int_equal(lava_option(LAVA_OPT_URL, "http://127.0.0.1:9/"), 0);
+	assert_int_equal(lava_option(LAVA_OPT_TOKEN_FILE, path), 0);
+	chmod(path, 0644);
+	assert_int_equal(lava_preflight(), -1);
+	assert_non_null(strstr(error_last(), "has mode 0644: others can read it"));
+	chmod(path, 0640);
+	assert_int_equal(lava_preflight(), -1);
+	assert_non_null(strstr(error_last(), "has mode 0640"));
+	chmod(path, 0600);
+	/* the token is taken; nothing listens on port 9 */
+	assert_int_equal(lava_preflight(), -1);
+	assert_non_null(strstr(error_last(), "cannot be reached"));
+	assert_null(strstr(error_last(), "abc123"));
+	unlink(path);
+}
+
+static void test_options(void **state)
+{
+	(void)state;
+	assert_int_equal(lava_option(LAVA_OPT_URL, "lab:8007"), -1);
+	assert_int_equal(lava_option(LAVA_OPT_URL, "ftp://lab/"), -1);
+	assert_int_equal(lava_option(LAVA_OPT_URL, "https://lab.example/"), 0);
+	assert_int_equal(lava_option(LAVA_OPT_DEVICE_TYPE, "../x"), -1);
+	assert_int_equal(lava_option(LAVA_OPT_DEVICE_TYPE, "qemu"), 0);
+	assert_int_equal(lava_option(LAVA_OPT_QUEUE_TIMEOUT, "0"), -1);
+	assert_int_equal(lava_option(LAVA_OPT_QUEUE_TIMEOUT, "5s"), -1);
+	assert_int_equal(lava_option(LAVA_OPT_QUEUE_TIMEOUT, "30"), 0);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_log),
+		cmocka_unit_test(test_bad_records),
+		cmocka_unit_test(test_token_file),
+		cmocka_unit_test(test_options),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
