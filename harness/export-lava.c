@@ -52,7 +52,7 @@ struct lava_export {
 };
 
 /* a YAML single-quoted scalar: only ' is special in it (doubled) */
-static void yaml_str(struct text *t, const char *s)
+void yaml_str(struct text *t, const char *s)
 {
 	text_add(t, "'");
 	for (; *s; s++) {

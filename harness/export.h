@@ -28,6 +28,10 @@ struct lava_opts {
  */
 int export_lava(const struct lava_opts *o);
 
+/* @s as a YAML single-quoted scalar (only ' is special in it: doubled), appended to @t */
+struct text;
+void yaml_str(struct text *t, const char *s);
+
 /*
  * kpair export kcidb: KCIDB v5 JSON for a run directory (result.json,
  * samples.jsonl) or an A/B directory (comparison.json, runs/<run>/), written

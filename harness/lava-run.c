@@ -23,15 +23,6 @@
 #define POLL_S 2.0
 #define DEPLOY_S 600	/* LAVA's copies of the images, on top of the boot and workload */
 
-/* a YAML single-quoted scalar: only ' is special in it (doubled) */
-static void yq(struct text *t, const char *s)
-{
-	text_add(t, "'");
-	for (; *s; s++)
-		text_add(t, *s == '\'' ? "''" : "%c", *s);
-	text_add(t, "'");
-}
-
 static void extra(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void extra(struct text *t, const char *fmt, ...)
 {
@@ -42,7 +33,7 @@ static void extra(struct text *t, const char *fmt, ...)
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	text_add(t, "  - ");
-	yq(t, s);
+	yaml_str(t, s);
 	text_add(t, "\n");
 	free(s);
 }
@@ -52,9 +43,9 @@ static void image(struct text *y, const char *label, const char *path, const cha
 	char *url = export_file_url(path);
 
 	text_add(y, "      %s:\n        url: ", label);
-	yq(y, url);
+	yaml_str(y, url);
 	text_add(y, "\n        image_arg: ");
-	yq(y, arg);
+	yaml_str(y, arg);
 	text_add(y, "\n");
 	free(url);
 }
@@ -79,15 +70,15 @@ static char *job_yaml(const struct vm_spec *s)
 
 	text_add(&y, "job_name: ");
 	arg = xasprintf("kpair %s", s->name);
-	yq(&y, arg);
+	yaml_str(&y, arg);
 	free(arg);
 	text_add(&y, "\ndevice_type: ");
-	yq(&y, lava_conf.device_type);
+	yaml_str(&y, lava_conf.device_type);
 	text_add(&y, "\nvisibility: public\npriority: medium\n"
 		 "timeouts:\n  job:\n    seconds: %llu\n  connection:\n    seconds: %llu\n",
 		 run_s + DEPLOY_S, run_s);
 	text_add(&y, "context:\n  arch: ");
-	yq(&y, t->arch);
+	yaml_str(&y, t->arch);
 	text_add(&y, "\n  memory: %llu\n  no_kvm: 'true'\n  failure_retry: 1\n  boot_retry: 1\n"
 		 "  extra_options:\n", (unsigned long long)(s->memory >> 20));
 	extra(&y, "-M %s", t->machine);
