@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "build.h"
+#include "config.h"
 #include "gitsrc.h"
 #include "kernel.h"
 #include "sides.h"
@@ -80,4 +81,80 @@ out:
 	free(shas);
 	gitsrc_release(&g);
 	return ret;
+}
+
+int sides_build_pair(const char *path, char **sets, int nset, char **stock, char **patched)
+{
+	struct build_spec spec = { .jobs = 2 };
+	char *list, *tok, *save = NULL, *abs[BUILD_MAX_PATCHES];
+	struct job job;
+	int i, ret = -1;
+
+	job_init(&job);
+	if (job_load(&job, path, sets, nset) < 0)
+		goto out;
+	if (!*job.pair_source) {
+		ret = 0;	/* no [pair]: the caller asks for --stock/--patched */
+		goto out;
+	}
+	spec.source = job.pair_source;
+	spec.target = job.target;
+	spec.fragment = *job.pair_config ? job.pair_config : NULL;
+	list = xstrdup(job.pair_patches);
+	for (tok = strtok_r(list, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *rel = tok[0] == '/' ? xstrdup(tok) : xasprintf("%s/%s", kpair_root(), tok);
+
+		if (spec.npatches >= BUILD_MAX_PATCHES) {
+			free(rel);
+			break;
+		}
+		abs[spec.npatches] = realpath(rel, NULL);
+		if (!abs[spec.npatches]) {
+			error("%s: pair.patches: '%s': %s", path, tok, strerror(errno));
+			free(rel);
+			goto out_free;
+		}
+		free(rel);
+		spec.patches[spec.npatches] = abs[spec.npatches];
+		spec.npatches++;
+	}
+	{
+		struct build_spec s0 = spec;
+
+		s0.npatches = 0;
+		info("ab: building the [pair] of %s: stock, then %d patch(es)", path, spec.npatches);
+		if (kernel_build(&s0, stock) < 0 || kernel_build(&spec, patched) < 0)
+			goto out_free;
+	}
+	ret = 0;
+out_free:
+	for (i = 0; i < spec.npatches; i++)
+		free(abs[i]);
+	free(list);
+out:
+	job_release(&job);
+	return ret;
+}
+
+int sides_build_git(const char *job_path, char **sets, int nset, const char *source,
+		    const char *cfgspec, char **stock, char **patched)
+{
+	const char *revs[2] = { *stock, *patched };
+	char *config = NULL, *ids[2];
+	struct job job;
+	int r = -2;
+
+	job_init(&job);
+	if (job_load(&job, job_path, sets, nset) == 0 &&
+	    (!cfgspec || config_resolve(cfgspec, &config) == 0))
+		r = git_build_revs(source, revs, 2, config, job.target, ids);
+	if (!r) {
+		free(*stock);
+		free(*patched);
+		*stock = ids[0];
+		*patched = ids[1];
+	}
+	job_release(&job);
+	free(config);
+	return r;
 }

@@ -24,4 +24,17 @@ int config_resolve(const char *spec, char **path);
 int git_build_revs(const char *source, const char *const *revs, int n, const char *config,
 		   const char *target, char **ids);
 
+/*
+ * A job's [pair]: build its stock and patched kernels (cached), ids to
+ * *stock and *patched (left alone when the job has no [pair]). 0 or -1.
+ */
+int sides_build_pair(const char *path, char **sets, int nset, char **stock, char **patched);
+/*
+ * ab --source DIR: *stock and *patched name revisions of DIR, built with the
+ * job's target and @cfgspec (--config, or NULL); the ids replace them. 0, -2
+ * on bad input, -1 when a build failed.
+ */
+int sides_build_git(const char *job_path, char **sets, int nset, const char *source,
+		    const char *cfgspec, char **stock, char **patched);
+
 #endif
