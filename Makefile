@@ -10,7 +10,7 @@ ARCH := $(shell uname -m)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 DEFS := -D_GNU_SOURCE
-PKGS := jansson libarchive inih liblzma gsl libvirt libcurl
+PKGS := jansson libarchive inih liblzma gsl libvirt libcurl libmicrohttpd zlib
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -40,7 +40,7 @@ HARNESS += preflight
 HARNESS += summary
 HARNESS += series nightly history bisect
 HARNESS += libvirt libvirt-remote
-HARNESS += lava lava-run
+HARNESS += lava lava-run lava-serve
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
 HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
@@ -148,13 +148,14 @@ demo: deps
 	echo "  A/A: $$(jq -r '.summary[0]' $$d/aa/comparison.json)"; \
 	echo "  -> $$d/ab/report.html, $$d/aa/report.html"
 
-bench: deps
+bench: deps deps-lava
 	$(Q)$(MAKE) --no-print-directory all kernel
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench
 	$(Q)TARGETS="x86_64-pc x86_64-seabios x86_64 x86_64-microvm" scripts/bench-targets
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-modes
 	$(Q)scripts/bench-effect
 	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-git
+	$(Q)KPAIR_KERNEL=$(KERNEL) scripts/bench-lava
 
 # boot time per target, as ratios to x86_64
 bench-targets: deps-cross

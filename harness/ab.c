@@ -102,7 +102,7 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *ho
 		      struct progress *pg)
 {
 	char *dir = run_dir(o, idx, side);
-	char *res = xasprintf("%s/result.json", dir);
+	char *res = xasprintf("%s/result.json", dir), *old = NULL;
 	char *sets[2 * AB_MAX_SETS];
 	struct run_opts ro = { 0 };
 	json_t *j = NULL;
@@ -113,18 +113,21 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *ho
 			goto out;
 	}
 	if (path_exists(dir)) {
-		/* killed mid-run: keep what it wrote for the record, run it again */
-		char *old = xasprintf("%s.interrupted-%ld", dir, (long)time(NULL));
-
+		/*
+		 * killed mid-run: keep what it wrote for the record, run it again (the
+		 * lava backend takes the job that attempt submitted back, if any)
+		 */
+		old = xasprintf("%s.interrupted-%ld", dir, (long)time(NULL));
 		if (rename(dir, old) < 0) {
 			warning("cannot move '%s' aside: %s", dir, strerror(errno));
+			free(old);
+			old = NULL;
 		} else {	/* its QEMU died with the killed kpair: the pid is no one's now */
 			char *pid = xasprintf("%s/qemu.pid", old);
 
 			unlink(pid);
 			free(pid);
 		}
-		free(old);
 	}
 	ro.job_path = o->job_path;
 	ro.kernel = o->side[side].kernel;
@@ -134,6 +137,7 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *ho
 	ro.backend = host ? "libvirt" : o->backend;
 	ro.uri = host ? host : o->uri;
 	ro.stage = host != NULL;
+	ro.resume_from = old;
 	ro.quiet = 1;
 	ro.on_phase = on_phase;
 	ro.phase_user = pg;
@@ -148,6 +152,7 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *ho
 	if (!j)
 		j = json_pack("{s:s, s:s}", "status", "setup-failed", "reason", "the run wrote no result.json");
 out:
+	free(old);
 	free(res);
 	free(dir);
 	return j;

@@ -61,6 +61,8 @@ struct vm_spec {
 	const char *host_root;	/* qemu backend: this host directory read-only over virtio-9p, tag
 				 * "hostroot" (the host-command workload), or NULL */
 	const char *icount;	/* -icount value, or NULL (wallclock) */
+	const char *resume_from;	/* lava backend: the directory of this run's attempt that
+					 * an earlier kpair left unfinished (ab resume), or NULL */
 	int cpu;		/* host CPU QEMU is bound to, or -1 */
 	int io_cpu;		/* >= 0: QEMU on this CPU, only its vCPU threads on @cpu */
 	/* optional: told "workload" at hello and "poweroff" at done */

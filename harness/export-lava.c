@@ -89,7 +89,8 @@ static int load_job(const struct lava_opts *o, struct lava_export *x)
 	if (kernel_load(kid, &x->kernel) < 0) {
 		if (!kernel_in_store(kid))
 			return error("kernel '%s' is not in the store (kpair kernel list; kpair kernel "
-				     "fetch debian:%s)", kid, kid);
+				     "fetch %s%s)", kid, strncmp(kid, "debian:", 7) ? "debian:" : "",
+				     kid);
 		return -1;	/* kernel_load said what is wrong with it */
 	}
 	if (strcmp(x->kernel.arch, x->target.arch))

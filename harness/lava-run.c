@@ -8,6 +8,7 @@
  * without a done record is a failed run with LAVA's reason.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,16 +39,33 @@ static void extra(struct text *t, const char *fmt, ...)
 	free(s);
 }
 
-static void image(struct text *y, const char *label, const char *path, const char *arg)
+/*
+ * image @label: served by kpair under @tok (--lava-serve; a disk gzip-compressed as it goes)
+ * or a file:// URL; -1 with an error
+ */
+static int image(struct text *y, const char *tok, const char *label, const char *path,
+		 const char *arg)
 {
-	char *url = export_file_url(path);
+	int gz = *tok && !strncmp(label, "disk", 4);
+	char *url = *tok ? lava_serve_add(tok, label, path) : export_file_url(path);
 
+	if (!url)
+		return -1;
+	if (gz) {
+		char *u = xasprintf("%s.gz", url);
+
+		free(url);
+		url = u;
+	}
 	text_add(y, "      %s:\n        url: ", label);
 	yaml_str(y, url);
+	if (gz)
+		text_add(y, "\n        compression: gz");
 	text_add(y, "\n        image_arg: ");
 	yaml_str(y, arg);
 	text_add(y, "\n");
 	free(url);
+	return 0;
 }
 
 static int spec_ok(const struct vm_spec *s)
@@ -60,13 +78,14 @@ static int spec_ok(const struct vm_spec *s)
 	return 0;
 }
 
-static char *job_yaml(const struct vm_spec *s)
+/* the job definition of @s, its images under @tok when kpair serves them; NULL with an error */
+static char *job_yaml(const struct vm_spec *s, const char *tok)
 {
 	const struct target *t = s->target;
 	unsigned long long run_s = (unsigned long long)(s->boot_timeout + s->workload_timeout) + 60;
 	struct text y = { 0 };
 	char *arg, label[16];
-	int i;
+	int i, bad;
 
 	text_add(&y, "job_name: ");
 	arg = xasprintf("kpair %s", s->name);
@@ -98,18 +117,22 @@ static char *job_yaml(const struct vm_spec *s)
 	text_add(&y, "actions:\n- deploy:\n    to: tmpfs\n    timeout:\n      seconds: %d\n"
 		 "    images:\n", DEPLOY_S);
 	arg = xasprintf("-kernel {kernel} -append \"%s kpair.echo=1\"", s->append);
-	image(&y, "kernel", s->kernel, arg);
+	bad = image(&y, tok, "kernel", s->kernel, arg) < 0;
 	free(arg);
-	image(&y, "initrd", s->initrd, "-initrd {initrd}");
-	for (i = 0; i < s->ndisks; i++) {
+	bad |= image(&y, tok, "initrd", s->initrd, "-initrd {initrd}") < 0;
+	for (i = 0; i < s->ndisks && !bad; i++) {
 		snprintf(label, sizeof(label), "disk%d", i);
 		/* PCI slots after whatever the device type adds: /dev/vda is disk0 */
 		arg = xasprintf("-drive format=raw,file={%s},if=none,id=%s,cache=%s%s "
 				"-device %s,drive=%s,addr=0x%x", label, label, s->disks[i].cache,
 				s->disks[i].readonly ? ",readonly=on" : "", t->blk_dev, label,
 				0x10 + i);
-		image(&y, label, s->disks[i].path, arg);
+		bad |= image(&y, tok, label, s->disks[i].path, arg) < 0;
 		free(arg);
+	}
+	if (bad) {
+		free(y.s);
+		return NULL;
 	}
 	text_add(&y, "- boot:\n    method: qemu\n    media: tmpfs\n"
 		 "    timeout:\n      seconds: %llu\n", run_s);
@@ -160,6 +183,44 @@ static void cancel(long id)
 	free(t.s);
 }
 
+/* SIGINT or SIGTERM during a wait: the job is canceled in the lab, then kpair goes */
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void stop_catch(struct sigaction old[2])
+{
+	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART: usleep wakes */
+
+	sigemptyset(&sa.sa_mask);
+	stop_sig = 0;
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	/* a signal kpair was started with ignored (a background job of a script) stays so */
+	if (old[0].sa_handler == SIG_IGN)
+		sigaction(SIGINT, &old[0], NULL);
+	if (old[1].sa_handler == SIG_IGN)
+		sigaction(SIGTERM, &old[1], NULL);
+}
+
+static void stop_release(const struct sigaction old[2], long id)
+{
+	int sig = stop_sig;
+
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	if (!sig)
+		return;
+	if (id >= 0) {
+		cancel(id);
+		fprintf(stderr, "\nkpair: %s: lava job %ld canceled\n", strsignal(sig), id);
+	}
+	raise(sig);
+}
+
 /*
  * Wait for job @id to finish. 0 with its health in @health ("Complete", ...)
  * and LAVA's failure comment in @why; -1 when kpair gave up on it (the queue
@@ -175,6 +236,8 @@ static int wait_job(long id, double queue_s, double run_s, char *health, size_t 
 
 	snprintf(path, sizeof(path), "jobs/%ld/", id);
 	for (;;) {
+		if (stop_sig)
+			return -1;
 		now = mono_now();
 		j = lava_get(path, "job status", NULL);
 		if (!j) {
@@ -267,8 +330,32 @@ int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con
 	return n;
 }
 
-/* job @id's log into console.log, the console scan and the channel */
-static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct vm_result *res)
+/* the first error LAVA logged (the cause; the later ones say what it broke) into @why */
+static void log_error(const char *text, char *why, size_t wlen)
+{
+	const char *line, *end;
+	json_t *j;
+
+	for (line = text; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (strncmp(line, "- {", 3) || !memmem(line, end ? (size_t)(end - line) : strlen(line),
+							"\"lvl\": \"error\"", 15))
+			continue;
+		j = json_loadb(line + 2, end ? (size_t)(end - line - 2) : strlen(line + 2), 0, NULL);
+		if (json_is_string(json_object_get(j, "msg")))
+			snprintf(why, wlen, "%s", jget_str(j, "msg"));
+		json_decref(j);
+		if (*why)
+			return;
+	}
+}
+
+/*
+ * job @id's log into console.log, the console scan and the channel; when LAVA
+ * gave no failure comment, the log's first error into @why
+ */
+static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct vm_result *res,
+		    char *why, size_t wlen)
 {
 	struct text t = { 0 }, con = { 0 };
 	char path[64];
@@ -287,6 +374,8 @@ static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct
 			return 0;
 		return code < 0 ? -1 : error("lava job %ld: its log: HTTP %ld", id, code);
 	}
+	if (!*why)
+		log_error(t.s, why, wlen);
 	lava_log_console(t.s, ch, log, &con);
 	fclose(log);
 	if (con.len)
@@ -296,36 +385,125 @@ static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct
 	return 0;
 }
 
+/* @name in the run's directory (where console.log is) */
+static char *run_file(const struct vm_spec *s, const char *dir, const char *name)
+{
+	const char *slash = strrchr(s->console_log, '/');
+
+	if (dir)
+		return xasprintf("%s/%s", dir, name);
+	if (!slash)
+		return xstrdup(name);
+	return xasprintf("%.*s/%s", (int)(slash - s->console_log), s->console_log, name);
+}
+
+/*
+ * lava-job.json in the run's directory as soon as the job is submitted: the
+ * lab and the job's id, for a resume after kpair was killed during the wait;
+ * lava-job.yaml: the definition as submitted.
+ */
+static void job_note(const struct vm_spec *s, long id, const char *def)
+{
+	json_t *j = json_pack("{s:s, s:I}", "url", lava_conf.url, "id", (json_int_t)id);
+	char *p = run_file(s, NULL, "lava-job.json");
+
+	if (json_dump_file(j, p, JSON_INDENT(2)) < 0)
+		warning("cannot write '%s': a resume cannot take lava job %ld back", p, id);
+	free(p);
+	json_decref(j);
+	if (!def)
+		return;
+	p = run_file(s, NULL, "lava-job.yaml");
+	if (write_file_atomic(p, def, strlen(def)) < 0)
+		warning("%s", error_last());
+	free(p);
+}
+
+/*
+ * ab resume: the job the interrupted attempt of this run submitted to this
+ * lab, if any: it may still run, or have finished while kpair was away. Its
+ * id, or -1 (none: submit a new one).
+ */
+static long reattach(const struct vm_spec *s)
+{
+	char *p;
+	json_t *j;
+	long id = -1;
+
+	if (!s->resume_from)
+		return -1;
+	p = run_file(s, s->resume_from, "lava-job.json");
+	j = json_load_file(p, 0, NULL);
+	free(p);
+	if (j && !strcmp(jget_str(j, "url"), lava_conf.url) &&
+	    json_is_integer(json_object_get(j, "id")))
+		id = (long)json_integer_value(json_object_get(j, "id"));
+	json_decref(j);
+	if (id < 0)
+		return -1;
+	/* said even in an A/B's quiet runs: the run's result is that older job's */
+	warning("run %s: lava job %ld was submitted before kpair stopped: waiting for it again",
+		s->name, id);
+	job_note(s, id, NULL);
+	return id;
+}
+
+static long submit_run(const struct vm_spec *s, struct vm_result *res, char *tok)
+{
+	char *def;
+	long id;
+
+	if (lava_serving() && lava_serve_open(tok) < 0)
+		return -1;
+	def = job_yaml(s, tok);
+	if (!def)
+		return -1;
+	id = submit(def);
+	if (id < 0) {
+		res->status = RUN_QEMU_DIED;
+		snprintf(res->reason, sizeof(res->reason), "%.500s", error_last());
+	} else {
+		job_note(s, id, def);
+		info("run %s: lava job %ld submitted to %s", s->name, id, lava_conf.url);
+	}
+	free(def);
+	return id;
+}
+
 static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
 {
 	struct vm_chain chain = { ch->cb, ch->user, res, s };
 	double run_s = s->boot_timeout + s->workload_timeout + DEPLOY_S;
-	char health[32] = "", why[400] = "";
-	char *def;
+	char health[32] = "", why[400] = "", tok[LAVA_TOKEN_LEN + 1] = "";
+	struct sigaction old[2];
 	long id;
 	int gave_up;
 
 	if (spec_ok(s) < 0)
 		return -1;
-	def = job_yaml(s);
 	res->t_start = mono_now();
-	id = submit(def);
-	free(def);
+	stop_catch(old);	/* from before the submission: no job is left behind by a signal */
+	id = reattach(s);
+	if (id < 0)
+		id = submit_run(s, res, tok);
 	if (id < 0) {
+		stop_release(old, -1);
+		lava_serve_close(tok);
+		if (res->status != RUN_QEMU_DIED)
+			return -1;
 		res->exit = mono_now() - res->t_start;
-		res->status = RUN_QEMU_DIED;
-		snprintf(res->reason, sizeof(res->reason), "%.500s", error_last());
-		return 0;
+		return 0;	/* the lab refused the job: a failed run with its word */
 	}
 	res->cmdline = xasprintf("LAVA job %ld at %s (device type %s)", id, lava_conf.url,
 				 lava_conf.device_type);
 	snprintf(res->host, sizeof(res->host), "lava job %ld", id);
-	info("run %s: lava job %ld submitted to %s", s->name, id, lava_conf.url);
 	gave_up = wait_job(id, lava_conf.queue_timeout, run_s, health, sizeof(health),
 			   why, sizeof(why)) < 0;
+	stop_release(old, id);
+	lava_serve_close(tok);
 	ch->cb = vm_chain_cb;
 	ch->user = &chain;
-	if (read_log(id, s, ch, res) < 0)
+	if (read_log(id, s, ch, res, why, sizeof(why)) < 0)
 		warning("lava job %ld: no log read back: %s", id, error_last());
 	channel_end(ch);
 	ch->cb = chain.cb;

@@ -44,6 +44,12 @@ int lava_option(int opt, const char *arg)
 		if (*end || end == arg || lava_conf.queue_timeout <= 0)
 			return error("--lava-queue-timeout '%s': seconds, more than 0", arg);
 		return 0;
+	case LAVA_OPT_SERVE: lava_conf.serve = arg; return 0;
+	case LAVA_OPT_SERVE_URL:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+			return error("--lava-serve-url '%s': an http:// or https:// URL", arg);
+		lava_conf.serve_url = arg;
+		return 0;
 	}
 	return error("unknown lava option %d", opt);
 }
@@ -182,6 +188,8 @@ int lava_preflight(void)
 
 	if (!lava_conf.url)
 		return error("--backend lava needs --lava-url");
+	if (lava_conf.serve_url && !lava_conf.serve)
+		return error("--lava-serve-url needs --lava-serve ADDR:PORT");
 	if (token_read() < 0)
 		return -1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT))
@@ -199,15 +207,16 @@ int lava_preflight(void)
 		return code == 404 ? error("lava: %s has no device type '%s'", lava_conf.url,
 					   lava_conf.device_type) : -1;
 	json_decref(j);
-	return 0;
+	return lava_serve_start();
 }
 
 void lava_conf_save(json_t *plan)
 {
-	json_t *l = json_pack("{s:s?, s:s?, s:s, s:b, s:f}", "url", lava_conf.url,
+	json_t *l = json_pack("{s:s?, s:s?, s:s, s:b, s:f, s:s?, s:s?}", "url", lava_conf.url,
 			      "token_file", lava_conf.token_file, "device_type",
 			      lava_conf.device_type, "insecure", lava_conf.insecure,
-			      "queue_timeout", lava_conf.queue_timeout);
+			      "queue_timeout", lava_conf.queue_timeout, "serve", lava_conf.serve,
+			      "serve_url", lava_conf.serve_url);
 
 	json_object_set_new(plan, "lava", l);
 }
@@ -226,6 +235,10 @@ void lava_conf_load(json_t *plan)
 		lava_conf.device_type = xstrdup(jget_str(l, "device_type"));
 	if (json_is_true(json_object_get(l, "insecure")))
 		lava_conf.insecure = 1;
+	if (!lava_conf.serve && *jget_str(l, "serve"))
+		lava_conf.serve = xstrdup(jget_str(l, "serve"));
+	if (!lava_conf.serve_url && *jget_str(l, "serve_url"))
+		lava_conf.serve_url = xstrdup(jget_str(l, "serve_url"));
 	if (json_is_number(json_object_get(l, "queue_timeout")))
 		lava_conf.queue_timeout = json_number_value(json_object_get(l, "queue_timeout"));
 }

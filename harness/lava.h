@@ -2,7 +2,8 @@
  * lava.h - the lava backend: each run is one LAVA job on a lab's QEMU device,
  * submitted through LAVA's REST API (v0.2) with libcurl. The run's kernel,
  * initramfs and scratch disk go to the worker as file:// URLs (a worker on
- * this host, or one that sees the same paths); the guest's records come back
+ * this host, or one that sees the same paths), or over HTTP from kpair itself
+ * (--lava-serve, lava-serve.c); the guest's records come back
  * from the job log, where the agent echoes them (kpair.echo=1), and go
  * through the same strict channel parser as a local run's.
  */
@@ -19,6 +20,8 @@ struct lava_conf {
 	const char *device_type;	/* "qemu" unless told */
 	int insecure;			/* TLS peer and host not verified (--lava-insecure) */
 	double queue_timeout;		/* seconds a job may wait to start (--lava-queue-timeout) */
+	const char *serve;		/* ADDR:PORT kpair serves the images at (--lava-serve) */
+	const char *serve_url;		/* the URL workers reach it at (--lava-serve-url) */
 };
 extern struct lava_conf lava_conf;
 
@@ -29,17 +32,22 @@ enum {
 	LAVA_OPT_DEVICE_TYPE,
 	LAVA_OPT_INSECURE,
 	LAVA_OPT_QUEUE_TIMEOUT,
-	LAVA_OPT_LAST = LAVA_OPT_QUEUE_TIMEOUT,
+	LAVA_OPT_SERVE,
+	LAVA_OPT_SERVE_URL,
+	LAVA_OPT_LAST = LAVA_OPT_SERVE_URL,
 };
 #define LAVA_LONG_OPTIONS \
 	{ "lava-url", required_argument, NULL, LAVA_OPT_URL }, \
 	{ "lava-token-file", required_argument, NULL, LAVA_OPT_TOKEN_FILE }, \
 	{ "lava-device-type", required_argument, NULL, LAVA_OPT_DEVICE_TYPE }, \
 	{ "lava-insecure", no_argument, NULL, LAVA_OPT_INSECURE }, \
-	{ "lava-queue-timeout", required_argument, NULL, LAVA_OPT_QUEUE_TIMEOUT }
+	{ "lava-queue-timeout", required_argument, NULL, LAVA_OPT_QUEUE_TIMEOUT }, \
+	{ "lava-serve", required_argument, NULL, LAVA_OPT_SERVE }, \
+	{ "lava-serve-url", required_argument, NULL, LAVA_OPT_SERVE_URL }
 #define LAVA_USAGE \
 	"        [--backend lava --lava-url URL --lava-token-file F [--lava-device-type qemu]\n" \
-	"         [--lava-queue-timeout S] [--lava-insecure]]   each run a job on a LAVA lab\n"
+	"         [--lava-queue-timeout S] [--lava-insecure]    each run a job on a LAVA lab\n" \
+	"         [--lava-serve ADDR:PORT [--lava-serve-url URL]]]   images over HTTP from kpair\n"
 
 /* take one of the options above into lava_conf; -1 with an error if its value is bad */
 int lava_option(int opt, const char *arg);
@@ -49,6 +57,21 @@ int lava_option(int opt, const char *arg);
  * error that says which.
  */
 int lava_preflight(void);
+/*
+ * --lava-serve: start serving (from lava_preflight). A run's files are a set
+ * under a random token: lava_serve_open() makes one, lava_serve_add() puts a
+ * file in it and gives its URL (NULL with an error), lava_serve_close() ends
+ * it. lava_serving() is true once the server runs.
+ */
+#define LAVA_TOKEN_LEN 32
+int lava_serve_start(void);
+int lava_serve_open(char tok[LAVA_TOKEN_LEN + 1]);
+char *lava_serve_add(const char *tok, const char *label, const char *path);
+void lava_serve_close(const char *tok);
+int lava_serving(void);
+/* a request path the server would look up: "/<token>/<label>" */
+int lava_serve_path_ok(const char *url);
+
 /* "lava_url", "lava_token_file", "lava_device_type" into / from a plan (ab resume) */
 void lava_conf_save(json_t *plan);
 void lava_conf_load(json_t *plan);

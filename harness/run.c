@@ -364,7 +364,7 @@ int run_one(const struct run_opts *o)
 	if (kernel_load(kid, &kernel) < 0) {
 		if (!kernel_in_store(kid)) {
 			error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch "
-			      "debian:%s)", kid, kid);
+			      "%s%s)", kid, strncmp(kid, "debian:", 7) ? "debian:" : "", kid);
 			goto out;
 		}
 		/* in the store but unusable (image gone, kernel.json broken): recorded below */
@@ -556,10 +556,12 @@ int run_one(const struct run_opts *o)
 		     job.workload, job.fs);
 		spec.uri = o->uri;
 		spec.stage = o->stage;
+		spec.resume_from = o->resume_from;
 		ri.uri = o->uri;
 		ri.backend = backend_find(o->backend)->name;
 		if (backend_find(o->backend)->run(&spec, &ch, &vm) < 0)
-			snprintf(setup_err, sizeof(setup_err), "QEMU could not be started");
+			snprintf(setup_err, sizeof(setup_err), "the %s backend could not start the "
+				 "run: %s", ri.backend, error_last());
 		free(qlog);
 	}
 out_rm_disk:

@@ -20,6 +20,7 @@ struct run_opts {
 	const char *backend;		/* "qemu" (NULL) or "libvirt" */
 	const char *uri;		/* libvirt connection URI (NULL: qemu:///system) */
 	int stage;			/* libvirt: the host does not share our files (--hosts) */
+	const char *resume_from;	/* this run's attempt an earlier kpair left (ab resume) */
 	/* optional: told "prepare", "boot", "workload", "poweroff" as the run goes */
 	void (*on_phase)(void *user, const char *phase);
 	void *phase_user;

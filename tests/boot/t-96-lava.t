@@ -6,10 +6,13 @@
 # and is retried; resume after kpair is SIGKILLed during the wait resubmits no finished run; a bad
 # token, a token file others can read, an unreachable server and an unknown device type are each
 # refused before anything is submitted; a job the queue never starts fails its run at the deadline
-# and is canceled. Prints the lab's start time and the per-run wall ratio.
+# and is canceled; --lava-serve hands the images to the lab over HTTP from kpair, and serves
+# nothing else; resume waits again for the job a killed kpair left running; Ctrl-C cancels the
+# job; a kernel panic before hello is seen in LAVA's log. Prints the lab's start time and the
+# per-run wall ratio.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 33
+plan 45
 job="$ROOT/configs/jobs/smoke.job"
 t0=$(date +%s.%N)
 URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
@@ -18,12 +21,23 @@ echo "# lava-lab-up: $URL up in $(echo "$(date +%s.%N) - $t0" | bc) s"
 TOKEN=${KPAIR_LAVA_DIR:-/var/lib/kpair-lava}/token
 LAVA=(--backend lava --lava-url "$URL" --lava-token-file "$TOKEN")
 sets=(--set params.size=4M --set disk.size=256M)
-api() { curl -sf -H "Authorization: Token $(cat "$TOKEN")" "${URL}api/v0.2/$1"; }
+(umask 077; printf 'Authorization: Token %s\n' "$(cat "$TOKEN")" >"$WORK/auth")	# not on a command line
+api() { curl -sf -H @"$WORK/auth" "${URL}api/v0.2/$1"; }
 njobs() { api "jobs/?limit=1" | jq .count; }
 lava_id() { jqr "$1/result.json" .qemu.cmdline | sed -n 's/^LAVA job \([0-9]*\) .*/\1/p'; }
 
 # refused before anything is submitted: each a clear message, exit 2
 n0=$(njobs)
+kpair_run any "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-serve 0.0.0.0:8010
+[ "$RC" = 2 ] && grep -q "listens on every address: give --lava-serve-url" "$WORK/any.err"
+ok $? "--lava-serve on every address without --lava-serve-url: exit 2, says what is missing"
+kpair_run nosrv "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-serve-url http://h:1/
+[ "$RC" = 2 ] && grep -q -- "--lava-serve-url needs --lava-serve ADDR:PORT" "$WORK/nosrv.err"
+ok $? "--lava-serve-url alone: exit 2"
+hostport=${URL#http://}
+kpair_run busy "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-serve "${hostport%/}"
+[ "$RC" = 2 ] && grep -q "cannot listen there" "$WORK/busy.err"
+ok $? "--lava-serve on a port in use (the lab's own): exit 2"
 printf 'not-a-token\n' >"$WORK/bad.token"; chmod 600 "$WORK/bad.token"
 kpair_run bad "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-token-file "$WORK/bad.token"
 is "$RC" 2 "a bad token: exit 2"
@@ -57,6 +71,8 @@ is "$(jq -r 'select(.type == "sample" and (.metric | endswith("_bytes"))) | .val
 	"4194304 4194304 " "the byte counts the guest measured"
 [ "$(grep -c '^kpair-record: {"type":' "$DIR/console.log")" = 6 ] && grep -q '^kpair-agent: smoke started' "$DIR/console.log"
 ok $? "console.log: the guest's console from LAVA's log, hello to done, the records unescaped"
+[ "$(grep -c "url: 'file:///" "$DIR/lava-job.yaml")" = 3 ] && jqt "$DIR/lava-job.json" ".id == $id"
+ok $? "lava-job.yaml: the definition as submitted, its 3 images as file:// (no --lava-serve)"
 ! grep -rqF "$(cat "$TOKEN")" "$DIR" "$WORK/lab.out" "$WORK/lab.err"
 ok $? "the token is in no result file and no output"
 
@@ -67,10 +83,19 @@ ab() {	# ab NAME ARGS...: kpair ab into $WORK/NAME
 	"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" --seed 7 --warmup 0 "${sets[@]}" \
 		-o "$WORK/$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
 }
+# kpair serves the images over HTTP (--lava-serve), as for a lab whose workers do not see its files
 t0=$(date +%s.%N)
-ab big -n 5 --patched-set params.size=64M "${LAVA[@]}"
+(export TMPDIR=$WORK; ab big -n 5 --patched-set params.size=64M "${LAVA[@]}" --lava-serve 127.0.0.1:0) &
+pid=$!
+for _ in $(seq 1 600); do first=$(ls "$WORK"/big/runs/000-*/result.json 2>/dev/null) && break; sleep 0.1; done
+u=$(sed -n "s/^ *url: '\(http:.*\)'$/\1/p" "${first%/result.json}/lava-job.yaml" | head -1)
+base=${u%/*/*}
+codes=$(for p in "${u#"$base"}" /00000000000000000000000000000000/kernel /../../etc/passwd /; do
+	curl -s --path-as-is -o /dev/null -w '%{http_code} ' "$base$p"; done)
+is "$codes" "404 404 404 404 " "--lava-serve: a finished run's image, an unknown token, a path out, / are not served"
+wait $pid
 rc=$?
-echo "# A/B through the lab, 10 runs: $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "# A/B through the lab, 10 runs, images over HTTP: $(echo "$(date +%s.%N) - $t0" | bc) s"
 is "$rc" 1 "A/B through the lab with a 16x difference exits 1"
 c="$WORK/big/comparison.json"
 is "$(jqr "$c" .metrics.write_s.verdict)/$(jqr "$c" .metrics.read_s.verdict)" regressed/regressed \
@@ -82,8 +107,13 @@ fields() { jq -c '[paths | map(if type == "number" then "#" else . end) | join("
 	   sed 's/"metrics\.[a-z_]*\.outliers_[ab]\.#",//g'; }	# outliers: a list, empty or not
 is "$(fields "$c")" "$(fields "$WORK/here/comparison.json")" \
 	"comparison.json: the same fields as a local A/B's"
-jqt "$WORK/big/ab.json" '.backend == "lava" and .lava.url == "'"$URL"'" and (.lava | has("token") | not)'
-ok $? "ab.json keeps the lab and the token's file, not the token"
+jqt "$WORK/big/ab.json" '.backend == "lava" and .lava.url == "'"$URL"'" and (.lava | has("token") | not) and .lava.serve == "127.0.0.1:0"'
+ok $? "ab.json keeps the lab, the token's file and --lava-serve, not the token"
+[ "$(cat "$WORK"/big/runs/[0-9]*/lava-job.yaml | grep -c "url: 'http://127.0.0.1:")" = 30 ] &&
+	! grep -q 'file://' "$WORK"/big/runs/[0-9]*/lava-job.yaml
+ok $? "--lava-serve: every image of the 10 jobs by http:// from kpair, none by file://"
+! ls -d "$WORK"/kpair-serve-* >/dev/null 2>&1
+ok $? "kpair's served-files directory is gone when it exits"
 ! grep -rqF "$(cat "$TOKEN")" "$WORK/big"
 ok $? "the token is nowhere under the A/B's directory"
 runs() { ls -d "$1"/runs/[0-9][0-9][0-9]-stock "$1"/runs/[0-9][0-9][0-9]-patched; }	# not .interrupted-*
@@ -117,30 +147,56 @@ is "$(jq '[.order[] | select(.status != "ok")] | length' "$WORK/cancel/compariso
 "$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" --seed 7 --warmup 0 "${sets[@]}" \
 	-n 2 "${LAVA[@]}" -o "$WORK/res" >"$WORK/res.out" 2>&1 &
 pid=$!	# kpair itself, not a subshell: SIGKILL must reach it
+# the third run's job past its deploy (its images are kpair's open files: they go with kpair)
 for _ in $(seq 1 600); do
-	ls "$WORK"/res/runs/001-*/result.json >/dev/null 2>&1 &&
-		[ -n "$(api "jobs/?state=Running&limit=1" | jq -r '.results[0].id // empty')" ] && break
-	sleep 0.1
+	j3=$(cat "$WORK"/res/runs/002-*/lava-job.json 2>/dev/null | jq .id)
+	[ -n "$j3" ] && api "jobs/$j3/logs/" 2>/dev/null | grep -q 'lava-test-monitor' && break
+	sleep 0.2
 done
 kill -9 $pid
 wait $pid 2>/dev/null
 ! kill -0 $pid 2>/dev/null
 ok $? "kpair SIGKILLed while LAVA ran a job of its A/B"
 done_before=$(for d in $(runs "$WORK/res"); do ls "$d/result.json"; done 2>/dev/null | wc -l)
+left=$(cat "$WORK"/res/runs/*/lava-job.json 2>/dev/null | jq -s 'max_by(.id) | .id')
 before=$(njobs)
 "$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
 rc=$?
 [ $rc -le 1 ] && jqt "$WORK/res/comparison.json" '.metrics.write_s.n_a == 2 and .metrics.write_s.n_b == 2'
 ok $? "resume finishes the A/B: 2 runs a side (exit $rc)"
 [ $rc -le 1 ] || sed "s/^/#   /" "$WORK/resume.out"
-is "$(($(njobs) - before))" "$((4 - done_before))" \
-	"resume submitted $((4 - done_before)) jobs: the runs not finished when kpair was killed"
+is "$(($(njobs) - before))" "$((4 - done_before - 1))" \
+	"resume submitted $((4 - done_before - 1)) jobs: not the $done_before finished runs, not the one it waited for again"
+grep -q "lava job $left was submitted before kpair stopped: waiting for it again" "$WORK/resume.out" &&
+	[ "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | grep -c "^$left\$")" = 1 ]
+ok $? "the job running when kpair was killed ($left) was waited for again and is its run's result"
 total=$(for d in $(runs "$WORK/res"); do cat "$d/samples.jsonl"; done | grep -c '"type":"sample"')
 is "$total" 16 "samples on disk: 4 runs x 4, none lost, none doubled"
 is "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | sort -u | wc -l)" 4 \
 	"four runs, four distinct LAVA jobs"
+# SIGTERM (or Ctrl-C's SIGINT) while kpair waits: the job is canceled in the lab, kpair ends by the
+# signal (SIGTERM here: a script's background job starts with SIGINT ignored)
+"$KPAIR" run -q -o "$WORK/int" "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" \
+	>"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 1 600); do [ -f "$WORK/int/lava-job.json" ] && break; sleep 0.1; done
+iid=$(jq .id "$WORK/int/lava-job.json")
+kill -TERM $pid
+wait $pid
+rc=$?
+grep -q "Terminated: lava job $iid canceled" "$WORK/int.err" && [ $rc = 143 ]
+ok $? "SIGTERM during the wait: kpair cancels lava job $iid and dies of the signal (exit $rc)"
+for _ in $(seq 1 100); do [ "$(api "jobs/$iid/" | jq -r .state)" = Finished ] && break; sleep 0.2; done
+is "$(api "jobs/$iid/" | jq -r .health)" Canceled "the lab has job $iid Canceled"
+# a kernel that panics before the agent's hello: kpair's console scan sees it in LAVA's log
+kpair_run panic "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" \
+	--set "job.cmdline=rdinit=/nonexistent root=/dev/nonexistent"
+is "$(jqr "$DIR/result.json" .status)" kernel-panic "a panic before hello: status kernel-panic, as here"
+grep -q '^\[ *0\.0*\] Linux version' "$DIR/console.log" &&
+	jqr "$DIR/result.json" .reason | grep -q '^Kernel panic - not syncing: VFS: Unable to mount root'
+ok $? "the kernel's console from its first line is in console.log, the panic line the reason"
 # a queue that never starts the job: the device in maintenance, a 5 s deadline
-api_post() { curl -sf -H "Authorization: Token $(cat "$TOKEN")" -H 'Content-Type: application/json' \
+api_post() { curl -sf -H @"$WORK/auth" -H 'Content-Type: application/json' \
 	-d "$2" "${URL}api/v0.2/$1"; }
 api_post devices/kpair-qemu-01/set_health/ '{"health": "MAINTENANCE", "reason": "t-96"}' >/dev/null
 kpair_run queue "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" --lava-queue-timeout 5
