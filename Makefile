@@ -33,7 +33,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot channel samples stats compare html ab ab-plan report source build run spawn util main
+HARNESS := config kernel image boot accel channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
 HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight
