@@ -33,7 +33,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config kernel image boot accel channel samples stats compare html ab ab-plan report source build run spawn util main
+HARNESS := config options kernel image boot accel channel samples stats compare html ab ab-plan report source build run spawn util main
 HARNESS += tarball
 HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight
@@ -170,7 +170,7 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 	$(WARN) $(DEFS) -Iharness -Iguest $(shell pkg-config --cflags jansson inih 2>/dev/null)
 FUZZ_LIBS = $(shell pkg-config --libs jansson inih 2>/dev/null) -lm
 FUZZ_channel := harness/channel.c
-FUZZ_job := harness/config.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
+FUZZ_job := harness/config.c harness/options.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
 FUZZ := channel job
 
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard harness/*.h guest/*.h) FORCE

@@ -1,5 +1,5 @@
 /*
- * fuzz-job.c - libFuzzer target for job files (harness/config.c with inih):
+ * fuzz-job.c - libFuzzer target for job files (harness/config.c and options.c with inih):
  * each input is written to a memfd and loaded as a job, then as a target. Any
  * input must give 0 or -1 with messages, never a crash, a leak or a hang.
  * Its messages go to /dev/null: run it with ASAN_OPTIONS=log_path=... (as
