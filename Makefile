@@ -170,7 +170,7 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 	$(WARN) $(DEFS) -Iharness -Iguest $(shell pkg-config --cflags jansson inih 2>/dev/null)
 FUZZ_LIBS = $(shell pkg-config --libs jansson inih 2>/dev/null) -lm
 FUZZ_channel := harness/channel.c
-FUZZ_job := harness/config.c harness/options.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
+FUZZ_job := harness/config.c harness/options.c harness/bench.c harness/bench-fio.c harness/bench-cmd.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
 FUZZ := channel job
 
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard harness/*.h guest/*.h) FORCE

@@ -190,9 +190,9 @@ int bench_files_add(struct bench_files *bf, const struct job *job, struct initra
 		if (is->nextra + 2 > INITRAMFS_EXTRA_MAX)
 			return error("too many files for the initramfs (%d)", INITRAMFS_EXTRA_MAX);
 		if (!dir_added++)
-			is->extra[is->nextra++] = (struct initramfs_file){ NULL, WL_FILES_DIR + 1, 0755 };
+			is->extra[is->nextra++] = (struct initramfs_file){ NULL, &WL_FILES_DIR[1], 0755 };
 		bf->src[bf->n] = bench_file_path(job, i);
-		bf->dst[bf->n] = xasprintf("%s/%s", WL_FILES_DIR + 1, name);
+		bf->dst[bf->n] = xasprintf("%s/%s", &WL_FILES_DIR[1], name);
 		is->extra[is->nextra++] = (struct initramfs_file){ bf->src[bf->n], bf->dst[bf->n], 0755 };
 		if (stat(bf->src[bf->n], &st) < 0) {
 			bf->n++;
