@@ -43,7 +43,7 @@ HARNESS += libvirt libvirt-remote
 HARNESS += lava lava-run lava-serve
 HARNESS += export
 HARNESS += export-lava export-kcidb export-kcidb-ab
-HARNESS += gitsrc kconfig build-whole sides import kernel-cmd
+HARNESS += gitsrc kconfig build-whole sides import kernel-cmd kernel-pvh
 SHARED := workload units record jwalk child $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
 GUEST := agent cycles $(SHARED)
 
