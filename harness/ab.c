@@ -90,7 +90,6 @@ static const struct metric *primary(const struct cmp *c)
 	return NULL;
 }
 
-/* one run at index @idx: loaded when already on disk, else run now */
 /* the directory of run @idx of @side, or of its warm-up when @idx < 0 (caller frees) */
 static char *run_dir(const struct ab_opts *o, int idx, int side)
 {
@@ -98,6 +97,7 @@ static char *run_dir(const struct ab_opts *o, int idx, int side)
 	       xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
 }
 
+/* one run at index @idx: loaded when already on disk, else run now */
 static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *host,
 		      struct progress *pg)
 {
