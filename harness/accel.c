@@ -127,7 +127,6 @@ int accel_choose(const struct target *t, const char *kernel, const char *want,
 	j = json_pack("{s:s, s:s, s:s}", "accel", accel, "host", u.release, "why", why);
 	if (j) {
 		char *text = json_dumps(j, JSON_INDENT(2));
-
 		char *dir = xasprintf("%s/images", kpair_root());
 
 		if (text && mkdir_p(dir, 0755) == 0)
