@@ -13,7 +13,7 @@ DEFS := -D_GNU_SOURCE
 PKGS := jansson libarchive inih liblzma gsl libvirt libcurl libmicrohttpd zlib
 SANITIZE ?=
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
-HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+HOST_CFLAGS = $(CFLAGS) $(WARN) $(DEFS) -Iharness $(SANFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 HOST_LIBS = $(SANFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 GUEST_CFLAGS = -O2 -g0 $(WARN) $(DEFS) -static
 # 64-bit off_t on i686 too: files past 2 GiB (pread-partial, fio sizes)
@@ -33,19 +33,21 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config options kernel image boot accel channel samples stats compare html ab ab-plan report source build run spawn util main
+HARNESS := config job options kernels/kernel image backends/vm backends/qemu backends/qemu-args backends/accel channel samples stats verdict compare compare-json compare-table html ab ab-plan ab-finish result kernels/source kernels/build run spawn util yaml main
 HARNESS += tarball
 HARNESS += bench bench-fio bench-cmd
-HARNESS += preflight
-HARNESS += summary
-HARNESS += series nightly history bisect
-HARNESS += libvirt libvirt-remote
-HARNESS += lava lava-run lava-serve
-HARNESS += export
-HARNESS += export-lava export-kcidb export-kcidb-ab
-HARNESS += gitsrc kconfig build-whole sides import kernel-cmd kernel-pvh
+HARNESS += preflight kernels/kneeds
+HARNESS += summary run-inputs
+HARNESS += counters-cmp
+HARNESS += profilers/profiler profilers/insns profilers/profile-diff profilers/profile-ab
+HARNESS += series nightly history bisect bisect-search
+HARNESS += backends/libvirt backends/libvirt-remote
+HARNESS += backends/lava backends/lava-run backends/lava-serve
+HARNESS += exports/export exports/jfile
+HARNESS += exports/export-lava exports/export-kcidb exports/export-kcidb-ab
+HARNESS += kernels/tree kernels/tree-package kernels/tree-dir kernels/tree-git kernels/gitsrc kernels/kconfig kernels/build-whole kernels/sides kernels/import kernels/kernel-cmd kernels/kernel-pvh kernels/pool
 SHARED := workload units record jwalk child $(patsubst guest/%.c,%,$(wildcard guest/wl-*.c))
-GUEST := agent cycles $(SHARED)
+GUEST := agent cycles counters $(SHARED)
 
 # sanitized and plain objects apart, so the two builds never mix objects
 B := build/$(if $(SANITIZE),sanitize,default)
@@ -92,9 +94,9 @@ guest/kpair-agent-i686: $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
 guest/kpair-agent-aarch64: $(GUEST:%=guest/%.c) $(wildcard guest/*.h guest/*.def)
 	$(call quiet,CC,$@)aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -o $@ $(GUEST:%=guest/%.c)
 
-$(B)/tests/t-%: tests/unit/t-%.c $(LIB_OBJS)
+$(B)/tests/t-%: tests/unit/t-%.c $(LIB_OBJS) $(wildcard tests/sim/*.h)
 	@mkdir -p $(@D)
-	$(call quiet,LINK,$@)$(CC) $(HOST_CFLAGS) -Iharness -Iguest -o $@ $< $(LIB_OBJS) $(HOST_LIBS) -lcmocka
+	$(call quiet,LINK,$@)$(CC) $(HOST_CFLAGS) -Iharness -Iguest -Itests/sim -o $@ $< $(LIB_OBJS) $(HOST_LIBS) -lcmocka
 
 deps:
 	$(Q)scripts/deps
@@ -130,6 +132,15 @@ check: deps deps-cross deps-lava
 		$(CHECK_UNIT_BINS) $(sort $(wildcard tests/golden/*.t)) $(sort $(wildcard tests/boot/*.t))
 
 unit-bins: $(UNIT_BINS)
+
+# make sim: the verdict rule's error rates, power, interval coverage, advice and bisect, by
+# simulation with kpair's own code (docs/ab.md quotes these tables); SIM_TRIALS=N to change
+$(B)/tests/sim-verdicts: tests/sim/sim-verdicts.c tests/sim/sim.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call quiet,LINK,$@)$(CC) $(HOST_CFLAGS) -Iharness -Iguest -o $@ $< $(LIB_OBJS) $(HOST_LIBS)
+
+sim: $(B)/tests/sim-verdicts
+	$(Q)$(B)/tests/sim-verdicts $(SIM_SECTIONS)
 
 # exit 1 of ab or calibrate is a regression found, not a failure; no warm-up boot: under
 # icount a run's times do not depend on how warm the host is
@@ -173,7 +184,7 @@ FUZZ_channel := harness/channel.c
 FUZZ_job := harness/config.c harness/options.c harness/bench.c harness/bench-fio.c harness/bench-cmd.c harness/util.c harness/spawn.c $(SHARED:%=guest/%.c)
 FUZZ := channel job
 
-build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard harness/*.h guest/*.h) FORCE
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard harness/*.h harness/*/*.h guest/*.h) FORCE
 	@mkdir -p $(@D)
 	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*) $(FUZZ_LIBS)
 
@@ -193,6 +204,6 @@ fuzz: $(FUZZ:%=build/fuzz/fuzz-%)
 clean:
 	rm -rf $(B) harness/kpair guest/kpair-agent-*
 
-.PHONY: all check demo bench clean deps kernel unit-bins fuzz FORCE
+.PHONY: all check demo bench clean deps kernel unit-bins fuzz sim FORCE
 .PHONY: deps-cross deps-lava kernels-all bench-targets
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -19,11 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "cycles.h"
 #include "record.h"
 #include "workload.h"
 
 #define PORT_NAME "org.kpair.results"
+#define SYMBOLS_PORT "org.kpair.symbols"
 #define JOB_FILE "/kpair/job"
 #define MODULES_FILE "/kpair/modules"
 #define MNT "/mnt"
@@ -138,12 +140,12 @@ static int load_modules(char *why, size_t len)
 }
 
 /* the /dev node of the virtio-serial port named PORT_NAME, waiting for its probe */
-static int open_port(void)
+static int open_port(const char *port, int tries_max)
 {
 	char path[300], name[128], dev[300];
 	int tries, fd;
 
-	for (tries = 0; tries < 500; tries++) {
+	for (tries = 0; tries < tries_max; tries++) {
 		DIR *d = opendir("/sys/class/virtio-ports");
 		struct dirent *de;
 
@@ -160,7 +162,7 @@ static int open_port(void)
 				name[0] = '\0';
 			fclose(f);
 			name[strcspn(name, "\n")] = '\0';
-			if (strcmp(name, PORT_NAME))
+			if (strcmp(name, port))
 				continue;
 			snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
 			fd = open(dev, O_WRONLY | O_CLOEXEC);
@@ -171,7 +173,8 @@ static int open_port(void)
 		}
 		if (d)
 			closedir(d);
-		usleep(10000);
+		if (tries + 1 < tries_max)
+			usleep(10000);
 	}
 	return -1;
 }
@@ -357,10 +360,48 @@ out_close:
 	return ret;
 }
 
+/*
+ * A profiled run (the host gave the port org.kpair.symbols): the kernel's text symbols
+ * from /proc/kallsyms, as they are at run time (KASLR and module addresses included),
+ * for the host to name the profile's addresses. Best effort: the host says when none came.
+ */
+static void send_symbols(void)
+{
+	int fd = open_port(SYMBOLS_PORT, 1);
+	char line[512];
+	FILE *in, *out;
+
+	if (fd < 0)
+		return;
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return;
+	}
+	in = fopen("/proc/kallsyms", "r");	/* none without CONFIG_KALLSYMS: System.map then */
+	while (in && fgets(line, sizeof(line), in)) {
+		char *t = strchr(line, ' ');
+
+		if (t && (t[1] == 't' || t[1] == 'T') && t[2] == ' ')
+			fputs(line, out);
+	}
+	if (in)
+		fclose(in);
+	/* where each module sits: its functions' bucket when the symbols do not name them */
+	fputs("# modules\n", out);
+	in = fopen("/proc/modules", "r");
+	while (in && fgets(line, sizeof(line), in))
+		fputs(line, out);
+	if (in)
+		fclose(in);
+	fclose(out);
+}
+
 static int run_job(struct agent_job *job)
 {
 	const struct workload *wl = job->wl;
 	struct wl_ctx *ctx = &job->ctx;
+	struct counters before = { 0 }, after = { 0 };
 	double t0 = 0, t1 = 0;
 	int mounted = 0, ret = -1;
 
@@ -385,9 +426,11 @@ static int run_job(struct agent_job *job)
 	}
 	if (wl->setup && wl->setup(ctx) < 0)
 		goto out_umount;
+	counters_snapshot(&before, job->dev);	/* outside the timed region */
 	t0 = wl_now();
 	ret = wl->run(ctx);
 	t1 = wl_now();
+	counters_snapshot(&after, job->dev);
 	if (wl->teardown)
 		wl->teardown(ctx);
 out_umount:
@@ -395,8 +438,13 @@ out_umount:
 		ret = rec_error("umount", errno, "umount %s: %s", MNT, strerror(errno));
 	if (!ret) {
 		sync();
+		if (counters_send(&before, &after) < 0)
+			say("the kernel counters could not be sent");
+		send_symbols();
 		ret = rec_done(uptime(), t1 - t0, cycles_since_reset());
 	}
+	counters_release(&before);
+	counters_release(&after);
 	return ret;
 }
 
@@ -416,7 +464,7 @@ int main(void)
 		power_off();
 	}
 	modules_s = uptime() - modules_s;	/* finit_module of each: the harness reports it */
-	fd = open_port();
+	fd = open_port(PORT_NAME, 500);
 	if (fd < 0) {
 		say("no virtio-serial port named %s", PORT_NAME);
 		power_off();

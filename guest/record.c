@@ -63,7 +63,7 @@ static void rb_begin(struct rbuf *r, const char *type)
 /* one write, so a console reader (LAVA's monitors) sees the record whole on one line */
 static void rb_echo(const struct rbuf *r)
 {
-	static const char prefix[] = "kpair-record: ";
+	static const char prefix[] = REC_ECHO_PREFIX;
 	char line[sizeof(prefix) + REC_MAX];
 
 	if (rec_echo_fd < 0)
@@ -180,6 +180,30 @@ int rec_sample_better(const char *metric, const char *unit, double value, const 
 	if (rb_send(&r) < 0)
 		return -1;
 	rec_nsamples++;
+	return 0;
+}
+
+int rec_counters(size_t n, char *const *names, const long long *values)
+{
+	struct rbuf r;
+	size_t i = 0;
+
+	while (i < n) {
+		int first = 1;
+
+		rb_begin(&r, "counters");
+		rb_put(&r, ",\"values\":{");
+		/* as many as fit one record, with room for the closing braces */
+		for (; i < n && r.n + 2 * strlen(names[i]) + 32 < REC_MAX - 8; i++) {
+			rb_put(&r, "%s", first ? "" : ",");
+			rb_str(&r, names[i]);
+			rb_put(&r, ":%lld", values[i]);
+			first = 0;
+		}
+		rb_put(&r, "}");
+		if (first || rb_send(&r) < 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  *   {"type":"hello","seq":0,...}    once, first
  *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V[,"better":"lower"|"higher"]}
  *   {"type":"error","seq":N,"stage":S,"errno":E,"message":T}
+ *   {"type":"counters","seq":N,"values":{"vmstat.pgfault":123,...}}   after the workload
  *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W[,"poweron":P]}   last
  *
  * The harness (harness/channel.c) holds the schema every record must match.
@@ -16,6 +17,8 @@
 #include <stdint.h>
 
 #define REC_MAX 4096	/* longest record, newline included; the harness rejects longer */
+/* a record echoed on the console (kpair.echo=1): what LAVA's monitors and kpair look for */
+#define REC_ECHO_PREFIX "kpair-record: "
 
 void rec_set_fd(int fd);
 /* also write each record to @fd (the console) as one "kpair-record: <record>" line */
@@ -26,6 +29,11 @@ int rec_hello(const char *workload, double uptime, double init_uptime, double mo
 int rec_sample(const char *metric, const char *unit, double value);
 /* the same with the direction said (lower, higher) for a unit that does not tell it; NULL: none */
 int rec_sample_better(const char *metric, const char *unit, double value, const char *better);
+/*
+ * {"type":"counters","seq":N,"values":{NAME:V,...}}: the kernel counters' deltas over the
+ * workload (counters.c), as many records as they need
+ */
+int rec_counters(size_t n, char *const *names, const long long *values);
 int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* @poweron: the guest's seconds since power-on at done (cycles.h), left out if < 0 */

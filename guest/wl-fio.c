@@ -399,6 +399,12 @@ static int tool_run(struct wl_ctx *ctx)
 	return native_pass(ctx, 1) < 0 || between_runs(ctx) < 0 ? -1 : fio_pass();
 }
 
+/* fio keeps its jobs' state in one System V shared memory segment */
+const struct wl_kneed wl_fio_kneeds[] = {
+	{ "SYSVIPC", "fio keeps its jobs' state in System V shared memory (shmget)", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
 const struct workload wl_fio_randwrite = {
 	.name = "fio-randwrite",
 	.help = "seed 004: fallocated file, 1 MiB random writes each once, fsync after each (native)",
@@ -414,4 +420,5 @@ const struct workload wl_fio = {
 	.check = fio_check,
 	.run = tool_run,
 	.tool = "fio",
+	.kneeds = wl_fio_kneeds,
 };

@@ -329,4 +329,5 @@ const struct workload wl_fio_job = {
 	.check = fiojob_check,
 	.run = fiojob_run,
 	.tool = "fio",
+	.kneeds = wl_fio_kneeds,
 };

@@ -211,6 +211,26 @@ static int stressng_run(struct wl_ctx *ctx)
 	return ret;
 }
 
+/* stressors that need a kernel facility kpair's minimal configs could leave out */
+static const struct wl_kneed stressng_kneeds[] = {
+	{ "SYSVIPC", "System V shared memory", "stressors", "shm-sysv" },
+	{ "SYSVIPC", "System V semaphores", "stressors", "sem-sysv" },
+	{ "SYSVIPC", "System V message queues", "stressors", "msg" },
+	{ "POSIX_MQUEUE", "POSIX message queues", "stressors", "mq" },
+	{ "FUTEX", "futexes", "stressors", "futex" },
+	{ "EPOLL", "epoll", "stressors", "epoll" },
+	{ "EVENTFD", "eventfd", "stressors", "eventfd" },
+	{ "TIMERFD", "timerfd", "stressors", "timerfd" },
+	{ "SIGNALFD", "signalfd", "stressors", "signalfd" },
+	{ "AIO", "POSIX asynchronous I/O", "stressors", "aio" },
+	{ "IO_URING", "io_uring", "stressors", "io-uring" },
+	{ "INOTIFY_USER", "inotify", "stressors", "inotify" },
+	{ "FANOTIFY", "fanotify", "stressors", "fanotify" },
+	{ "USERFAULTFD", "userfaultfd", "stressors", "userfaultfd" },
+	{ "UNIX", "Unix domain sockets", "stressors", "sockpair" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 const struct workload wl_stress_ng = {
 	.name = "stress-ng",
 	.help = "x86_64: the host's stress-ng (Debian's package, the host's / read-only over "
@@ -220,4 +240,5 @@ const struct workload wl_stress_ng = {
 	.run = stressng_run,
 	.teardown = wl_host_root_teardown,
 	.host_root = 1,
+	.kneeds = stressng_kneeds,
 };

@@ -46,6 +46,19 @@ struct wl_disk {
 	long page_size;			/* the guest kernel's page size */
 };
 
+/*
+ * A kernel option a workload needs (without CONFIG_; "A|B": either will do), and
+ * why. With @param and @word: only when the string parameter @param lists @word
+ * among its space-separated words (a stress-ng stressor). The harness checks a
+ * kernel's config against them before anything is made or booted, and forces
+ * them onto the configs of the kernels it builds for the job.
+ */
+struct wl_kneed {
+	const char *option;
+	const char *why;
+	const char *param, *word;
+};
+
 /* what the harness attaches as the second disk (/dev/vdb) */
 enum wl_input {
 	WL_INPUT_NONE,
@@ -67,6 +80,7 @@ struct workload {
 	enum wl_input input;
 	const char *tool;	/* host-built static tool put in /kpair/tools/<tool>, or NULL */
 	int host_root;		/* the host's / read-only in the guest (virtio-9p tag "hostroot") */
+	const struct wl_kneed *kneeds;	/* kernel options it needs, { NULL }-terminated, or NULL */
 };
 
 #define WORKLOAD(n) extern const struct workload wl_##n;
@@ -74,6 +88,8 @@ struct workload {
 #undef WORKLOAD
 
 extern const struct workload *const workloads[];
+/* fio's kernel needs, shared by the fio and fio-job workloads */
+extern const struct wl_kneed wl_fio_kneeds[];
 
 const struct workload *workload_find(const char *name);
 /* index of parameter @name in @wl's table, or -1 */

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ab.h"
 #include "ab-plan.h"
-#include "lava.h"
+#include "backends/vm.h"
 #include "util.h"
 
 void ab_opts_init(struct ab_opts *o)
@@ -36,6 +35,7 @@ void ab_opts_release(struct ab_opts *o)
 	free(o->job_path);
 	free(o->out_dir);
 	free(o->backend);
+	free(o->metric);
 	free(o->uri);
 	free_sets(o->hosts, o->nhosts);
 	free_sets(o->sets, o->nset);
@@ -126,12 +126,16 @@ int ab_plan_write(const struct ab_opts *o)
 		      "max_runs", o->max_runs, "retries", o->retries, "seed", (json_int_t)o->seed,
 		      "threshold", o->threshold, "calibrate", o->calibrate, "jobs", o->jobs);
 	json_object_set_new(j, "warmup", json_integer(o->warmup));
+	if (o->metric)
+		json_object_set_new(j, "metric", json_string(o->metric));
 	if (o->backend)
 		json_object_set_new(j, "backend", json_string(o->backend));
 	if (o->uri)
 		json_object_set_new(j, "uri", json_string(o->uri));
-	if (o->backend && !strcmp(o->backend, "lava"))	/* the lab, its token's file, not the token */
-		lava_conf_save(j);
+	if (backend_find(o->backend)->plan_save)	/* e.g. the lab, its token's file, not the token */
+		backend_find(o->backend)->plan_save(j);
+	if (o->profile)
+		json_object_set_new(j, "profile", json_true());
 	if (o->nhosts) {
 		json_object_set_new(j, "hosts", ab_strings_json(o->hosts, o->nhosts));
 		json_object_set_new(j, "mix_hosts", json_boolean(o->mix_hosts));
@@ -181,13 +185,19 @@ int ab_plan_read(const char *dir, struct ab_opts *o)
 	o->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
 	if (json_is_integer(json_object_get(j, "warmup")))	/* plans before --warmup: the default */
 		o->warmup = (int)json_integer_value(json_object_get(j, "warmup"));
+	if (json_is_string(json_object_get(j, "metric")))
+		o->metric = xstrdup(json_string_value(json_object_get(j, "metric")));
+	o->runs_given = 1;	/* the plan's run count stands */
 	if (json_is_string(json_object_get(j, "backend")))
 		o->backend = xstrdup(json_string_value(json_object_get(j, "backend")));
 	if (json_is_string(json_object_get(j, "uri")))
 		o->uri = xstrdup(json_string_value(json_object_get(j, "uri")));
-	if (o->backend && !strcmp(o->backend, "lava")) {	/* resume: the same lab, checked again */
-		lava_conf_load(j);
-		if (lava_preflight() < 0)
+	if (!backend_find(o->backend)) {
+		error("%s: backend '%s': %s", path, o->backend, backend_names_text());
+		goto out;
+	}
+	if (backend_find(o->backend)->plan_load) {	/* resume: the same settings, checked again */
+		if (backend_find(o->backend)->plan_load(j) < 0)
 			goto out;
 	}
 	o->job_path = xstrdup(job);
@@ -196,6 +206,7 @@ int ab_plan_read(const char *dir, struct ab_opts *o)
 	o->seed = (uint64_t)seed;
 	o->out_dir = xstrdup(dir);
 	o->mix_hosts = json_is_true(json_object_get(j, "mix_hosts"));
+	o->profile = json_is_true(json_object_get(j, "profile"));
 	if (strings_load(s0, o->side[0].sets, &o->side[0].nset, AB_MAX_SETS) < 0 ||
 	    strings_load(s1, o->side[1].sets, &o->side[1].nset, AB_MAX_SETS) < 0 ||
 	    strings_load(sets, o->sets, &o->nset, AB_MAX_SETS) < 0 ||
@@ -260,6 +271,8 @@ char *ab_command(const struct ab_opts *o)
 	text_add(&t, " --seed %llu", (unsigned long long)o->seed);
 	if (o->threshold != 0.02)
 		text_add(&t, " --threshold %g", o->threshold * 100);
+	if (o->metric)
+		text_add(&t, " --metric %s", o->metric);
 	if (o->retries != 1)
 		text_add(&t, " --retries %d", o->retries);
 	if (o->warmup != 1)
@@ -274,5 +287,7 @@ char *ab_command(const struct ab_opts *o)
 		text_add(&t, "%s%s", i ? "," : " --hosts ", o->hosts[i]);
 	if (o->mix_hosts)
 		text_add(&t, " --mix-hosts");
+	if (o->profile)
+		text_add(&t, " --profile");
 	return t.s;
 }

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "ab.h"
+#include "ab-opts.h"
 
 /* side of slot @j (0 stock, 1 patched): ABBA or BAAB blocks drawn from @seed */
 int ab_slot_side(uint64_t seed, int j);

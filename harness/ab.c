@@ -9,14 +9,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ab.h"
+#include "ab-finish.h"
 #include "ab-plan.h"
-#include "boot.h"
+#include "ab.h"
+#include "backends/vm.h"
 #include "compare.h"
 #include "config.h"
 #include "html.h"
-#include "kernel.h"
+#include "job.h"
+#include "kernels/kernel.h"
+#include "kernels/kneeds.h"
 #include "preflight.h"
+#include "profilers/profiler.h"
 #include "run.h"
 #include "summary.h"
 #include "util.h"
@@ -53,37 +57,13 @@ static void on_phase(void *user, const char *phase)
 	progress_show(user, phase);
 }
 
-/* the comparison of what is on disk so far; @primary gets the metric to steer by */
-static json_t *collect(const struct ab_opts *o, json_t *order, struct cmp *c, const struct job *job)
-{
-	json_t *results = json_array(), *e;
-	size_t i;
-
-	cmp_init(c, o->threshold);
-	json_array_foreach(order, i, e) {
-		json_t *r = json_object_get(e, "result");
-		int side = strcmp(json_string_value(json_object_get(e, "side")), "stock") != 0;
-
-		if (r) {
-			cmp_add_result(c, side, r);
-			json_array_append(results, r);
-		}
-	}
-	if (job)
-		cmp_set_claim(c, job->claim_metric, job->claim_direction, job->claim_stock,
-			      job->claim_patched, job->claim_change, job->claim_source,
-			      job->claim_note);
-	cmp_compute(c);
-	return results;
-}
 
 static const struct metric *primary(const struct cmp *c)
 {
 	int i;
 
-	for (i = 0; c->claim.present && i < c->n; i++)
-		if (!strcmp(c->m[i].name, c->claim.metric))
-			return &c->m[i];
+	if (c->primary >= 0)
+		return &c->m[c->primary];
 	for (i = 0; i < c->n; i++)
 		if (c->m[i].better != BETTER_NONE)
 			return &c->m[i];
@@ -134,10 +114,10 @@ static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *ho
 	ro.nset = ab_side_sets(o, side, sets);
 	ro.sets = sets;
 	ro.out_dir = dir;
-	ro.backend = host ? "libvirt" : o->backend;
-	ro.uri = host ? host : o->uri;
-	ro.stage = host != NULL;
-	ro.resume_from = old;
+	ro.backend = host ? backend_for_hosts()->name : o->backend;
+	ro.dest = host ? host : o->uri;
+	ro.remote = host != NULL;
+	ro.earlier = old;
 	ro.quiet = 1;
 	ro.on_phase = on_phase;
 	ro.phase_user = pg;
@@ -240,6 +220,39 @@ static void run_batch(const struct ab_opts *o, const int *idx, const int *side,
 }
 
 /*
+ * A failure that cannot go away: a side whose first runs (its warm-up counts)
+ * all failed with the same status and reason - a workload that cannot start, a
+ * module the kernel lacks - stops after two, not after runs + retries boots.
+ */
+struct same_fail {
+	int n;			/* such failures in a row; -1 once a run of the side was ok */
+	char what[640];		/* "status: reason" */
+};
+
+/* @r is a result of the side of @f; 1 when the side's failure is now certain */
+static int same_fail_add(struct same_fail *f, json_t *r)
+{
+	const char *st = json_string_value(json_object_get(r, "status"));
+	const char *reason = json_string_value(json_object_get(r, "reason"));
+	char what[640];
+
+	if (f->n < 0)
+		return 0;
+	if (st && !strcmp(st, "ok")) {
+		f->n = -1;
+		return 0;
+	}
+	/* the host's own trouble (QEMU killed, a full disk) may pass: it does not count */
+	if (st && !run_status_is_guest(st) && strcmp(st, "setup-failed"))
+		return 0;
+	snprintf(what, sizeof(what), "%s: %s", st ? st : "?", reason ? reason : "");
+	if (f->n && strcmp(what, f->what))
+		f->n = 0;
+	snprintf(f->what, sizeof(f->what), "%s", what);
+	return ++f->n >= 2;
+}
+
+/*
  * --warmup N (default 1): N boots of the first side to run, before the first
  * run that boots, kept in runs/warmup-<side> and never compared. The first
  * guest after a few idle seconds can be much slower than the ones after it: on
@@ -249,7 +262,7 @@ static void run_batch(const struct ab_opts *o, const int *idx, const int *side,
  * side's sample only. Again on resume, which starts after an idle gap too.
  */
 static void warm_up(const struct ab_opts *o, int *warmed, int side, const char *host,
-		    struct progress *pg)
+		    struct progress *pg, struct same_fail *sf)
 {
 	char *dir;
 	int i;
@@ -265,6 +278,7 @@ static void warm_up(const struct ab_opts *o, int *warmed, int side, const char *
 		if (!pg->tty)
 			printf("ab: warm-up %d of %d (%s, not compared): %s\n", i + 1, o->warmup,
 			       side_names[side], json_string_value(json_object_get(r, "status")));
+		same_fail_add(&sf[side], r);
 		json_decref(r);
 	}
 	*warmed = 1;
@@ -288,7 +302,8 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 {
 	struct progress pg = { .tty = isatty(2), .t0 = mono_now() };
 	int ok[2] = { 0, 0 }, failed[2] = { 0, 0 }, target = o->runs, slot = 0, idx = 0;
-	int warmed = 0;
+	int warmed = 0, announced = 0, certain = -1;
+	struct same_fail sf[2] = { { 0, "" }, { 0, "" } };
 
 	for (;;) {
 		int side[AB_MAX_BATCH], first[AB_MAX_BATCH], good[AB_MAX_BATCH], k, attempt, nb;
@@ -301,7 +316,7 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 			int more = 0;
 
 			if (o->until_ci > 0 && target < o->max_runs) {
-				r = collect(o, order, &c, job);
+				r = ab_collect(o, order, &c, job);
 				m = primary(&c);
 				more = !m || isnan(m->c.ratio_lo) ||
 				       (m->c.ratio_hi - m->c.ratio_lo) / m->c.ratio * 100 > o->until_ci;
@@ -328,7 +343,7 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 		pg.done = ok[0] + ok[1];
 		for (k = 0; k < nb && !warmed; k++)
 			if (!run_on_disk(o, first[k], side[k]))
-				warm_up(o, &warmed, side[k], host[k], &pg);
+				warm_up(o, &warmed, side[k], host[k], &pg, sf);
 		if (nb > 1) {
 			pg.side = "both";
 			progress_show(&pg, "parallel");
@@ -336,19 +351,32 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 		}
 		idx += nb;
 		for (k = 0; k < nb; k++) {
-			good[k] = record(order, first[k], side[k], host[k],
-					 do_run(o, first[k], side[k], host[k], &pg), pg.tty);
+			json_t *r = do_run(o, first[k], side[k], host[k], &pg);
+
+			if (same_fail_add(&sf[side[k]], r))
+				certain = side[k];
+			good[k] = record(order, first[k], side[k], host[k], r, pg.tty);
 			if (good[k])
 				ok[side[k]]++;
 			else
 				failed[side[k]]++;
 		}
+		if (!announced && ok[0] && ok[1]) {
+			if (pg.tty)
+				fputc('\n', stderr);
+			ab_announce_family(o, order, job, &target);
+			announced = 1;
+		}
 		for (k = 0; k < nb; k++) {	/* a retry stays on the host of its pair */
-			for (attempt = 1; !good[k] && attempt <= o->retries; attempt++) {
+			for (attempt = 1; !good[k] && attempt <= o->retries && certain < 0; attempt++) {
+				json_t *r;
+
 				if (!run_on_disk(o, idx, side[k]))
-					warm_up(o, &warmed, side[k], host[k], &pg);
-				good[k] = record(order, idx, side[k], host[k],
-						 do_run(o, idx, side[k], host[k], &pg), pg.tty);
+					warm_up(o, &warmed, side[k], host[k], &pg, sf);
+				r = do_run(o, idx, side[k], host[k], &pg);
+				if (same_fail_add(&sf[side[k]], r))
+					certain = side[k];
+				good[k] = record(order, idx, side[k], host[k], r, pg.tty);
 				idx++;
 				if (good[k])
 					ok[side[k]]++;
@@ -356,10 +384,17 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 					failed[side[k]]++;
 			}
 		}
+		if (certain >= 0) {
+			if (pg.tty)
+				fputc('\n', stderr);
+			return error("every %s run fails the same way (%s): stopping, no run of that "
+				     "side can succeed (see %s/runs)", side_names[certain],
+				     sf[certain].what, o->out_dir);
+		}
 		if (pg.tty) {
 			struct cmp c;
 			const struct metric *m;
-			json_t *r = collect(o, order, &c, NULL);
+			json_t *r = ab_collect(o, order, &c, NULL);
 
 			m = primary(&c);
 			if (m && !isnan(m->c.ratio))
@@ -374,95 +409,13 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 	return 0;
 }
 
-/* comparison.json, the table and report.html from @order */
-static int ab_finish(const struct ab_opts *o, json_t *order, const struct job *job)
-{
-	char *path = xasprintf("%s/comparison.json", o->out_dir), *text;
-	json_t *results, *out, *first = NULL, *e, *kern[2] = { NULL, NULL }, *light = json_array();
-	struct cmp c;
-	size_t i;
-	int ret, regressed = 0;
-
-	results = collect(o, order, &c, job);
-	json_array_foreach(order, i, e) {
-		json_t *r = json_object_get(e, "result");
-		int side = strcmp(json_string_value(json_object_get(e, "side")), "stock") != 0;
-
-		if (!first && r && json_object_get(r, "job"))
-			first = r;
-		if (!kern[side] && r && json_object_get(r, "kernel"))
-			kern[side] = json_object_get(r, "kernel");
-		json_array_append_new(light, json_pack("{s:O, s:O, s:O, s:O, s:O, s:O*}",
-			"index", json_object_get(e, "index"), "side", json_object_get(e, "side"),
-			"run_id", json_object_get(e, "run_dir"), "status", json_object_get(e, "status"),
-			"reason", json_object_get(e, "reason"), "host", json_object_get(e, "host")));
-	}
-	out = cmp_json(&c);
-	json_object_set_new(out, "format", json_string(COMPARE_FORMAT));
-	json_object_set_new(out, "kind", json_string(o->calibrate ? "calibrate" : "ab"));
-	json_object_set_new(out, "job", first ? json_incref(json_object_get(first, "job")) : json_null());
-	json_object_set_new(out, "host", first ? json_incref(json_object_get(first, "host")) : json_null());
-	json_object_set_new(out, "accel", first ? json_incref(json_object_get(first, "accel")) : json_null());
-	json_object_set_new(out, "sides", json_pack("{s:{s:s, s:O, s:o}, s:{s:s, s:O, s:o}}",
-		"stock", "kernel_id", o->side[0].kernel, "kernel", kern[0] ? kern[0] : json_null(),
-		"sets", ab_strings_json(o->side[0].sets, o->side[0].nset),
-		"patched", "kernel_id", o->side[1].kernel, "kernel", kern[1] ? kern[1] : json_null(),
-		"sets", ab_strings_json(o->side[1].sets, o->side[1].nset)));
-	json_object_set_new(out, "sets", ab_strings_json(o->sets, o->nset));
-	json_object_set_new(out, "order_seed", json_integer((json_int_t)o->seed));
-	if (o->nhosts)
-		json_object_set_new(out, "hosts", json_pack("{s:o, s:b}", "uris",
-			ab_strings_json(o->hosts, o->nhosts), "mixed_in_pairs", o->mix_hosts));
-	json_object_set_new(out, "order", light);
-	json_object_set_new(out, "command", json_string(text = ab_command(o)));
-	free(text);
-	json_object_set_new(out, "summary", summary_lines(out));
-	text = json_dumps(out, JSON_INDENT(2));
-	ret = write_file_atomic(path, text, strlen(text));
-	free(text);
-	printf("%s: %s vs %s, %zu runs\n", o->calibrate ? "calibrate" : "ab",
-	       o->side[0].kernel, o->side[1].kernel, json_array_size(order));
-	summary_print(json_object_get(out, "summary"));
-	cmp_print(&c, o->calibrate ? "A" : "stock", o->calibrate ? "A'" : "patched");
-	if (o->calibrate) {
-		printf("%-22s %8s %14s %14s\n", "metric", "CV", "runs for 5%", "runs for 10%");
-		for (i = 0; i < (size_t)c.n; i++) {
-			struct summary all;
-			double *v;
-
-			if (c.m[i].better == BETTER_NONE)
-				continue;
-			v = xcalloc(c.m[i].na + c.m[i].nb, sizeof(double));
-			memcpy(v, c.m[i].a, c.m[i].na * sizeof(double));
-			memcpy(v + c.m[i].na, c.m[i].b, c.m[i].nb * sizeof(double));
-			summarize(v, c.m[i].na + c.m[i].nb, &all);
-			free(v);
-			printf("%-22.22s %7.2f%% %14d %14d\n", c.m[i].name, all.cv * 100,
-			       runs_needed(all.cv, 0.05), runs_needed(all.cv, 0.10));
-		}
-	}
-	for (i = 0; i < (size_t)c.n; i++)
-		regressed |= c.m[i].c.verdict == V_REGRESSED;
-	if (!ret && html_report(o->out_dir, out) == 0)
-		printf("  -> %s/comparison.json, %s/report.html\n", o->out_dir, o->out_dir);
-	else
-		printf("  -> %s/comparison.json\n", o->out_dir);
-	json_decref(out);
-	json_decref(results);
-	cmp_release(&c);
-	free(path);
-	if (ret < 0)
-		return 3;
-	return regressed ? 1 : 0;
-}
-
 static int load_job(const struct ab_opts *o, int side, struct job *job)
 {
 	char *sets[2 * AB_MAX_SETS];
 	int n = ab_side_sets(o, side, sets);
 
 	job_init(job);
-	return job_load(job, o->job_path, sets, n);
+	return job_open(job, o->job_path, sets, n);
 }
 
 static int ab_go(struct ab_opts *o, int resuming)
@@ -482,8 +435,25 @@ static int ab_go(struct ab_opts *o, int resuming)
 	}
 	kernel_init(&k);
 	for (s = 0; s < 2; s++) {
+		char why[1024];
+
 		if (kernel_load(o->side[s].kernel, &k) < 0) {
-			error("kernel '%s' is not in the store (kpair kernel list)", o->side[s].kernel);
+			struct target t;
+			char *hint;
+
+			target_init(&t);
+			hint = kernel_fetch_hint(o->side[s].kernel, target_load(&t, job[s].target) == 0 ?
+						 t.kernel : NULL);
+			error("kernel '%s' is not in the store (kpair kernel list; kpair kernel fetch %s)",
+			      o->side[s].kernel, hint);
+			free(hint);
+			target_release(&t);
+			goto out;
+		}
+		/* a kernel that cannot run the job: said before the first boot, not after seven */
+		if (kernel_kneeds_check(&k, &job[s], why, sizeof(why)) < 0) {
+			error("%s side: %s", side_names[s], why);
+			kernel_release(&k);
 			goto out;
 		}
 		kernel_release(&k);
@@ -527,6 +497,8 @@ static int ab_go(struct ab_opts *o, int resuming)
 	ret = 3;
 	if (ab_loop(o, order, &job[0]) < 0)
 		goto out_finish;
+	if (o->profile && ab_profile(o) < 0)
+		warning("ab: the profile diff could not be written");
 	ret = 0;
 out_finish:
 	s = ab_finish(o, order, &job[0]);

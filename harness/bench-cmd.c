@@ -329,10 +329,14 @@ int stressng_check(const struct job *job)
 		goto out;
 	}
 	if (n * per + 60000 > job->timeout_ms) {
-		bench_param_at(job, workload_param_index(job->wl, "timeout"), at, sizeof(at));
-		error("%s: params.timeout: %d stressors of %llu ms each and a minute more do not fit "
-		      "job.timeout (%llu ms): raise job.timeout", at, n, (unsigned long long)per,
-		      (unsigned long long)job->timeout_ms);
+		char tat[PATH_MAX + 16];
+
+		/* blamed on the stressors where they were given (a --set, a line), in seconds */
+		bench_param_at(job, workload_param_index(job->wl, "timeout"), tat, sizeof(tat));
+		error("%s: params.stressors: %d stressors of %.0f s each (params.timeout, %s) and a "
+		      "minute more do not fit job.timeout (%.0f s): raise it (--set job.timeout=%.0fs)",
+		      at, n, per / 1000.0, tat, job->timeout_ms / 1000.0,
+		      ((double)n * per + 60000) / 1000.0);
 		goto out;
 	}
 	ret = check_x86(job);

@@ -97,6 +97,23 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 			snprintf(why, whylen, "sample: better is lower or higher, not '%.16s'", s3);
 			goto out_bad;
 		}
+	} else if (!strcmp(t, "counters")) {
+		const char *k;
+		json_t *v;
+
+		*type = REC_COUNTERS;
+		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:o}", "type", &t, "seq", &seq,
+				   "values", &v1);
+		if (!r && (!json_is_object(v1) || !json_object_size(v1))) {
+			snprintf(why, whylen, "counters: values is not an object of counters");
+			goto out_bad;
+		}
+		json_object_foreach(r ? NULL : v1, k, v)
+			if (!json_is_integer(v) || !*k || strlen(k) > 64) {
+				snprintf(why, whylen, "counters: '%.64s' is not a name with a whole "
+					 "number", k);
+				goto out_bad;
+			}
 	} else if (!strcmp(t, "error")) {
 		*type = REC_ERROR;
 		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:s, s:I, s:s}",
@@ -130,7 +147,7 @@ out_bad:
 
 static int ch_record(struct channel *ch, const char *line, size_t len)
 {
-	static const char *const names[] = { "hello", "sample", "error", "done" };
+	static const char *const names[] = { "hello", "sample", "error", "done", "counters" };
 	enum rec_type type = REC_SAMPLE;
 	char why[200];
 	json_int_t seq;

@@ -15,7 +15,7 @@
 #define CHANNEL_RECORD_MAX 4096		/* bytes in one record, newline included */
 #define CHANNEL_RUN_MAX (64 << 20)	/* bytes in one run */
 
-enum rec_type { REC_HELLO, REC_SAMPLE, REC_ERROR, REC_DONE };
+enum rec_type { REC_HELLO, REC_SAMPLE, REC_ERROR, REC_DONE, REC_COUNTERS };
 
 /*
  * Called for each valid record; @rec is borrowed (valid during the call),

@@ -1,4 +1,4 @@
-/* compare.c - per-metric samples of two sides, statistics, verdicts, claim, table */
+/* compare.c - per-metric samples of two sides, the family rule, failed runs, claim, table */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -6,8 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/vm.h"
 #include "compare.h"
+#include "counters-cmp.h"
 #include "util.h"
+
+const char *const failure_names[] = { "none", "chance", "more", "unexplained", "fewer" };
+const char *const outcome_names[] = { "pass", "regressed", "failures" };
+const char *const primary_source_names[] = { "none", "claim", "job", "--metric" };
 
 void cmp_init(struct cmp *c, double threshold)
 {
@@ -29,6 +35,10 @@ void cmp_release(struct cmp *c)
 		json_decref(c->m[i].all_a);
 		json_decref(c->m[i].all_b);
 	}
+	json_decref(c->ctr_runs[0]);
+	json_decref(c->ctr_runs[1]);
+	json_decref(c->counters);
+	free(c->primary_name);
 	free(c->claim.metric);
 	free(c->claim.source);
 	free(c->claim.note);
@@ -103,11 +113,27 @@ int cmp_add_result(struct cmp *c, int side, json_t *result)
 	const char *name;
 
 	if (!status || strcmp(status, "ok")) {
-		if (side)
+		if (!c->first_fail[side][0])
+			snprintf(c->first_fail[side], sizeof(c->first_fail[side]), "%s: %s",
+				 status ? status : "?", json_string_value(json_object_get(result,
+				 "reason")) ?: "");
+		if (side) {
 			c->failed_b++;
-		else
+			c->guest_failed_b += run_status_is_guest(status);
+		} else {
 			c->failed_a++;
+			c->guest_failed_a += run_status_is_guest(status);
+		}
 		return 0;
+	}
+	if (side)
+		c->ok_b++;
+	else
+		c->ok_a++;
+	if (json_is_object(json_object_get(result, "counters"))) {	/* a family of their own */
+		if (!c->ctr_runs[side])
+			c->ctr_runs[side] = json_array();
+		json_array_append(c->ctr_runs[side], json_object_get(result, "counters"));
 	}
 	json_object_foreach(samples, name, m) {
 		json_t *values = json_object_get(m, "values");
@@ -139,6 +165,10 @@ int cmp_add_values(struct cmp *c, int side, const char *metric, const char *unit
 	if (!m)
 		return -1;
 	m->better = better;
+	if (side)
+		c->ok_b = n > (size_t)c->ok_b ? (int)n : c->ok_b;
+	else
+		c->ok_a = n > (size_t)c->ok_a ? (int)n : c->ok_a;
 	for (i = 0; i < n; i++) {
 		json_array_append_new(side ? m->all_b : m->all_a, json_pack("[f]", v[i]));
 		if (side)
@@ -167,6 +197,15 @@ static double median_text(const char *s)
 	}
 	summarize(v, n, &sm);
 	return sm.median;
+}
+
+void cmp_set_primary(struct cmp *c, const char *metric, enum primary_source source)
+{
+	if (!metric || !*metric)
+		return;
+	free(c->primary_name);
+	c->primary_name = xstrdup(metric);
+	c->primary_source = source;
 }
 
 void cmp_set_claim(struct cmp *c, const char *metric, const char *better, const char *stock,
@@ -222,21 +261,80 @@ static void claim_compute(struct cmp *c)
 		 (m->c.ratio_hi - 1) * 100, m->na, m->nb, (1 - cl->tolerance) * cl->change * 100);
 }
 
-/* the claim's metric, named before any run, when it is a performance metric; else -1 */
-static int primary_index(const struct cmp *c)
+/* the primary metric (named, else the claim's) when it is a performance metric; else -1 */
+static int primary_index(struct cmp *c)
 {
+	const char *name = c->primary_name ? c->primary_name :
+			   c->claim.present ? c->claim.metric : NULL;
 	int i;
 
-	for (i = 0; c->claim.present && i < c->n; i++)
-		if (!strcmp(c->m[i].name, c->claim.metric))
+	if (!c->primary_name && c->claim.present)
+		c->primary_source = PRIMARY_CLAIM;
+	for (i = 0; name && i < c->n; i++)
+		if (!strcmp(c->m[i].name, name))
 			return c->m[i].better == BETTER_NONE ? -1 : i;
 	return -1;
 }
 
+double cmp_alone_level(const struct cmp *c, int i)
+{
+	return i == c->primary || c->secondaries <= 1 ? STATS_ALPHA : STATS_ALPHA / c->secondaries;
+}
+
 /*
- * Two families: the job's claim metric is its primary endpoint, fixed before any run, and is
- * tested on its own at alpha; every other performance metric is a secondary one, with Holm's
- * correction among the secondaries. Without a claim all metrics are one Holm family.
+ * Failed runs: a side that fails more often is a finding, not noise to drop.
+ * Fisher's exact test asks whether the patched side fails more (or less) often
+ * than chance allows; a guest failure (panic, hang, workload error) on the
+ * patched side when the stock side had none is not something the host
+ * explains, and blocks a pass even when the counts are too small to test.
+ */
+static void failures_compute(struct cmp *c)
+{
+	struct failures *f = &c->fail;
+	long na = c->ok_a + c->failed_a, nb = c->ok_b + c->failed_b;
+	char p[48] = "";
+
+	f->p_more = f->p_fewer = NAN;
+	f->kind = FAIL_NONE;
+	snprintf(f->why, sizeof(f->why), "no run failed");
+	if (!c->failed_a && !c->failed_b)
+		return;
+	f->p_more = fisher_exact_p(c->failed_a, na, c->failed_b, nb, 1);
+	f->p_fewer = fisher_exact_p(c->failed_b, nb, c->failed_a, na, 1);
+	if (f->p_more < STATS_ALPHA) {
+		f->kind = FAIL_MORE;
+		snprintf(f->why, sizeof(f->why), "patched fails more often: %d of %ld runs against "
+			 "%d of %ld (Fisher's exact test, p %.3g)", c->failed_b, nb, c->failed_a, na,
+			 f->p_more);
+	} else if (c->guest_failed_b && !c->guest_failed_a) {
+		f->kind = FAIL_UNEXPLAINED;
+		if (!isnan(f->p_more))
+			snprintf(p, sizeof(p), " (Fisher's p %.3g)", f->p_more);
+		snprintf(f->why, sizeof(f->why), "the patched guest failed %d of %ld runs itself "
+			 "(panic, hang or workload error), the stock guest never: too few runs to call "
+			 "it chance%s, so it blocks a pass", c->guest_failed_b, nb, p);
+	} else if (f->p_fewer < STATS_ALPHA) {
+		f->kind = FAIL_FEWER;
+		snprintf(f->why, sizeof(f->why), "patched fails less often: %d of %ld runs against "
+			 "%d of %ld (Fisher's exact test, p %.3g)", c->failed_b, nb, c->failed_a, na,
+			 f->p_fewer);
+	} else {
+		f->kind = FAIL_CHANCE;
+		snprintf(f->why, sizeof(f->why), "%d of %ld stock and %d of %ld patched runs failed: "
+			 "as likely on either side (Fisher's p %.3g)%s", c->failed_a, na, c->failed_b, nb,
+			 f->p_more, c->guest_failed_a + c->guest_failed_b ? "" :
+			 ", and the host's failures, not the guests'");
+	}
+}
+
+/*
+ * Two families: the primary metric, named before any run (--metric, the job's
+ * compare.metric, else its claim's), is tested on its own at alpha; every
+ * other performance metric is a secondary one, and Benjamini-Hochberg keeps
+ * the expected share of false verdicts among the secondaries' at alpha: in an
+ * A/A, where any verdict is false, the chance of one. Holm's stricter rule
+ * (no false verdict at all, whatever moved) multiplies the smallest p by m,
+ * and at 5 runs a side no rank p survives that past 6 metrics.
  */
 void cmp_compute(struct cmp *c)
 {
@@ -244,16 +342,18 @@ void cmp_compute(struct cmp *c)
 	int i;
 
 	c->primary = primary_index(c);
+	c->secondaries = 0;
 	for (i = 0; i < c->n; i++) {
 		struct metric *m = &c->m[i];
 
 		compare_samples(m->a, m->na, m->b, m->nb, &m->c);
-		/* only performance metrics enter the correction: sizes and counts are facts */
-		p[i] = m->better == BETTER_NONE || i == c->primary ? NAN : m->c.p_mw;
+		/* only performance metrics enter the family: sizes and counts are facts */
+		p[i] = m->better == BETTER_NONE || i == c->primary ? NAN : m->c.p;
+		c->secondaries += !isnan(p[i]);
 	}
-	holm_adjust(p, c->n, adj);
+	bh_adjust(p, c->n, adj);
 	if (c->primary >= 0)
-		adj[c->primary] = c->m[c->primary].c.p_mw;
+		adj[c->primary] = c->m[c->primary].c.p;
 	for (i = 0; i < c->n; i++) {
 		struct metric *m = &c->m[i];
 
@@ -264,254 +364,51 @@ void cmp_compute(struct cmp *c)
 				 m->unit);
 			continue;
 		}
-		decide(&m->c, m->better == BETTER_HIGHER, c->threshold);
+		decide(&m->c, m->better == BETTER_HIGHER, c->threshold, cmp_alone_level(c, i));
 	}
+	failures_compute(c);
 	claim_compute(c);
+	json_decref(c->counters);
+	c->counters = c->ctr_runs[0] && c->ctr_runs[1] ?
+		      counters_compare(c->ctr_runs[0], c->ctr_runs[1]) : NULL;
 }
 
-int runs_needed(double cv, double delta)
+enum outcome cmp_outcome(const struct cmp *c)
 {
-	if (isnan(cv) || delta <= 0)
-		return -1;
-	return (int)ceil(16.0 * cv * cv / (delta * delta));
-}
-
-static json_t *jreal(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *summary_json(const struct summary *s)
-{
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
-			 "mean", jreal(s->mean), "median", jreal(s->median),
-			 "stddev", jreal(s->stddev), "cv", jreal(s->cv), "min", jreal(s->min),
-			 "max", jreal(s->max), "p50", jreal(s->p50), "p90", jreal(s->p90),
-			 "p99", jreal(s->p99));
-}
-
-static json_t *outliers_json(const double *v, size_t n)
-{
-	size_t *idx = xcalloc(n ? n : 1, sizeof(size_t)), k, i;
-	json_t *a = json_array();
-
-	k = mad_outliers(v, n, idx);
-	for (i = 0; i < k; i++)
-		json_array_append_new(a, json_integer((json_int_t)idx[i]));
-	free(idx);
-	return a;
-}
-
-static json_t *values_json(const double *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, jreal(v[i]));
-	return a;
-}
-
-json_t *cmp_json(const struct cmp *c)
-{
-	static const char *const better_names[] = { "lower", "higher", "none" };
-	json_t *metrics = json_object(), *out;
 	int i;
 
-	for (i = 0; i < c->n; i++) {
-		const struct metric *m = &c->m[i];
-		json_t *j = json_pack(
-			"{s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s,"
-			" s:b, s:o, s:o, s:{s:o, s:o}, s:{s:i, s:i}, s:o, s:o, s:O, s:O}",
-			"unit", m->unit, "better", better_names[m->better], "per_op", m->per_op,
-			"n_a", (json_int_t)m->na, "n_b", (json_int_t)m->nb,
-			"median_a", jreal(m->c.a.median), "median_b", jreal(m->c.b.median),
-			"ratio", jreal(m->c.ratio), "ratio_ci_low", jreal(m->c.ratio_lo),
-			"ratio_ci_high", jreal(m->c.ratio_hi), "p_mannwhitney", jreal(m->c.p_mw),
-			"p_welch", jreal(m->c.p_welch), "p_adjusted", jreal(m->c.p_adj),
-			"verdict", verdict_names[m->c.verdict], "why", m->c.why,
-			"mannwhitney_exact", m->c.mw_exact,
-			"a", summary_json(&m->c.a), "b", summary_json(&m->c.b),
-			"min_p_possible", "value", jreal(mann_whitney_min_p(m->na, m->nb)),
-			"alpha", jreal(STATS_ALPHA),
-			"runs_needed_a", "shift_5pct", runs_needed(m->c.a.cv, 0.05),
-			"shift_10pct", runs_needed(m->c.a.cv, 0.10),
-			"values_a", values_json(m->a, m->na), "values_b", values_json(m->b, m->nb),
-			"raw_a", m->all_a, "raw_b", m->all_b);
-
-		/* positions in values_a / values_b, flagged by MAD, kept in every statistic */
-		json_object_set_new(j, "outliers_a", outliers_json(m->a, m->na));
-		json_object_set_new(j, "outliers_b", outliers_json(m->b, m->nb));
-		json_object_set_new(j, "endpoint", json_string(m->better == BETTER_NONE ? "none" :
-							       i == c->primary ? "primary" :
-							       "secondary"));
-		json_object_set_new(metrics, m->name, j);
-	}
-	out = json_pack("{s:o, s:f, s:f, s:i, s:i, s:i}", "metrics", metrics,
-			"threshold", c->threshold, "alpha", STATS_ALPHA,
-			"bootstrap_resamples", STATS_BOOTSTRAP, "bootstrap_seed", STATS_SEED,
-			"failed_runs", c->failed_a + c->failed_b);
-	json_object_set_new(out, "failed_a", json_integer(c->failed_a));
-	json_object_set_new(out, "failed_b", json_integer(c->failed_b));
-	json_object_set_new(out, "primary_metric",
-			    c->primary >= 0 ? json_string(c->m[c->primary].name) : json_null());
-	if (c->claim.present) {
-		const struct claim *cl = &c->claim;
-
-		json_object_set_new(out, "claim",
-				    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:f, s:s, s:s}",
-					      "metric", cl->metric, "source", cl->source, "note", cl->note,
-					      "published_stock", jreal(cl->stock),
-					      "published_patched", jreal(cl->patched),
-					      "published_change", jreal(cl->change),
-					      "tolerance", cl->tolerance,
-					      "result", claim_names[cl->result], "why", cl->why));
-	}
-	return out;
-}
-
-/* @v in "%g" style, at most @width chars: fewer digits rather than a wider column */
-static void fmt_num(char *buf, size_t len, double v, int width)
-{
-	int prec;
-
-	for (prec = 5; prec > 1; prec--)
-		if (snprintf(buf, len, "%.*g", prec, v) <= width)
-			return;
-	snprintf(buf, len, "%.1g", v);
-}
-
-void fmt_change(char *buf, size_t len, double ratio)
-{
-	double pct = (ratio - 1) * 100;
-
-	if (isnan(ratio) || isinf(ratio))
-		snprintf(buf, len, "-");
-	else if (fabs(pct) < 9999.95)
-		snprintf(buf, len, "%+.1f%%", pct);
-	else if (ratio < 999999.5)
-		snprintf(buf, len, "x%.0f", ratio);
-	else
-		snprintf(buf, len, "x%.1e", ratio);
-}
-
-void fmt_known(char *buf, size_t len, const char *fmt, double v)
-{
-	if (isnan(v) || isinf(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, fmt, v);
-}
-
-void fmt_ci_bound(char *buf, size_t len, double ratio)
-{
-	double pct = (ratio - 1) * 100;
-
-	if (isnan(ratio) || isinf(ratio))
-		snprintf(buf, len, "-");
-	else if (fabs(pct) < 999.95)
-		snprintf(buf, len, "%+.1f", pct);
-	else if (ratio < 99999.5)
-		snprintf(buf, len, "x%.0f", ratio);
-	else
-		snprintf(buf, len, "x%.0e", ratio);
-}
-
-/* "median ±CV": at most 15 columns (the number 8, " ±" and the CV 5) */
-static void fmt_side(char *buf, size_t len, const struct summary *s)
-{
-	char num[16];
-
-	if (isnan(s->median)) {
-		snprintf(buf, len, "%s", "-");
-		return;
-	}
-	fmt_num(num, sizeof(num), s->median, 8);
-	if (isnan(s->cv) || isinf(s->cv))
-		snprintf(buf, len, "%s", num);
-	else if (s->cv * 100 < 99.95)
-		snprintf(buf, len, "%s ±%4.1f%%", num, s->cv * 100);
-	else if (s->cv * 100 < 999.5)
-		snprintf(buf, len, "%s ±%4.0f%%", num, s->cv * 100);
-	else
-		snprintf(buf, len, "%s ±>999%%", num);
-}
-
-void print_wrapped(char *text)
-{
-	size_t lead = strspn(text, " ");
-	const char *p = text + lead;
-	int col = printf("%.*s", (int)lead, text), first = 1;
-
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (!first && col + 1 + (int)w > CMP_COLUMNS)
-			col = printf("\n    ") - 1;
-		else if (!first)
-			col += printf(" ");
-		col += printf("%.*s", (int)w, p);
-		first = 0;
-		p += w;
-		p += strspn(p, " ");
-	}
-	putchar('\n');
-	free(text);
-}
-
-void cmp_print(const struct cmp *c, const char *label_a, const char *label_b)
-{
-	const char *la = strrchr(label_a, '/') ? strrchr(label_a, '/') + 1 : label_a;
-	const char *lb = strrchr(label_b, '/') ? strrchr(label_b, '/') + 1 : label_b;
-	int i;
-
-	/* 21 + 15 + 15 + 8 + 16 + 7 + 12 ("inconclusive") and six spaces: 100 columns */
-	printf("%-21s %-15.15s %-15.15s %8s %16s %7s %s\n", "metric", la, lb, "change",
-	       "95% CI", "p", "verdict");
-	for (i = 0; i < c->n; i++) {
-		const struct metric *m = &c->m[i];
-		char name[160], sa[32], sb[32], ci[40], lo[16], hi[16], ch[16], p[16];
-
-		if (m->better == BETTER_NONE)
-			continue;
-		/* "name (unit)" longer than its 21 columns goes whole on a line of its own */
-		snprintf(name, sizeof(name), "%s (%s)", m->name, m->unit);
-		if (strlen(name) > 21) {
-			printf("%s\n", name);
-			name[0] = '\0';
-		}
-		fmt_side(sa, sizeof(sa), &m->c.a);
-		fmt_side(sb, sizeof(sb), &m->c.b);
-		fmt_change(ch, sizeof(ch), m->c.ratio);
-		if (isnan(m->c.ratio_lo) || isnan(m->c.ratio_hi)) {
-			snprintf(ci, sizeof(ci), "-");
-		} else {
-			fmt_ci_bound(lo, sizeof(lo), m->c.ratio_lo);
-			fmt_ci_bound(hi, sizeof(hi), m->c.ratio_hi);
-			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-		}
-		if (isnan(m->c.p_adj))
-			snprintf(p, sizeof(p), "-");
-		else
-			snprintf(p, sizeof(p), m->c.p_adj < 1e-3 ? "%.2g" : "%.3g", m->c.p_adj);
-		/* "±" is two bytes but one column */
-		printf("%-21.21s %-*s %-*s %8s %16s %7s %s\n", name, 15 + !!strstr(sa, "±"), sa,
-		       15 + !!strstr(sb, "±"), sb, ch, ci, p, verdict_names[m->c.verdict]);
-	}
+	if (c->fail.kind == FAIL_MORE)
+		return OUTCOME_REGRESSED;
 	for (i = 0; i < c->n; i++)
-		if (c->m[i].better != BETTER_NONE && c->m[i].c.verdict == V_INCONCLUSIVE) {
-			print_wrapped(xasprintf("  inconclusive %s: %s", c->m[i].name, c->m[i].c.why));
-			break;	/* the reason is the same for every metric of a run count */
-		}
-	if (c->primary >= 0)
-		print_wrapped(xasprintf("  primary endpoint %s (the claim's metric): its p alone, "
-					"Holm across the others", c->m[c->primary].name));
-	if (c->failed_a || c->failed_b)
-		printf("  failed runs: %d %s, %d %s (left out of the statistics)\n", c->failed_a,
-		       label_a, c->failed_b, label_b);
-	if (c->claim.present)
-		print_wrapped(xasprintf("claim (%s): %s: %s", c->claim.source,
-					claim_names[c->claim.result], c->claim.why));
+		if (c->m[i].better != BETTER_NONE && c->m[i].c.verdict == V_REGRESSED)
+			return OUTCOME_REGRESSED;
+	return c->fail.kind == FAIL_UNEXPLAINED ? OUTCOME_FAILURES : OUTCOME_PASS;
+}
+
+int outcome_exit(enum outcome o)
+{
+	return o == OUTCOME_REGRESSED ? 1 : o == OUTCOME_FAILURES ? 3 : 0;
+}
+
+enum outcome outcome_of_json(json_t *cmp)
+{
+	const char *s = json_string_value(json_object_get(cmp, "outcome"));
+	int i;
+
+	for (i = 0; s && i <= OUTCOME_FAILURES; i++)
+		if (!strcmp(s, outcome_names[i]))
+			return i;
+	return OUTCOME_PASS;
+}
+
+int cmp_runs_needed(const struct cmp *c, int i, double delta)
+{
+	const struct metric *m = &c->m[i];
+	double sd = m->c.scale == SCALE_RATIO ? m->c.sd : m->c.sd / fabs(m->c.a.median);
+
+	if (m->c.a.n < 2 || m->c.b.n < 2 || isnan(sd) || isinf(sd))
+		return -1;
+	return runs_for_change(sd, log1p(delta), cmp_alone_level(c, i), VERDICT_POWER);
 }
 
 int read_samples_file(const char *path, double **v, size_t *n)

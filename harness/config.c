@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
 #include "config.h"
 #include "util.h"
 
@@ -392,16 +391,22 @@ static int job_check_params(struct job *job)
 		int k = workload_param_index(job->wl, p->key);
 		const char *why;
 
+		char at[PATH_MAX + 16];
+
+		/* "file:line", or "--set" for an override (it has no line) */
+		if (p->line)
+			snprintf(at, sizeof(at), "%s:%u", job->file, p->line);
+		else
+			snprintf(at, sizeof(at), "--set");
 		if (k < 0) {
 			errors++;
-			error("%s:%u: params.%s: workload '%s' has no such parameter",
-			      p->line ? job->file : "--set", p->line, p->key, job->wl->name);
+			error("%s: params.%s: workload '%s' has no such parameter", at, p->key,
+			      job->wl->name);
 			continue;
 		}
 		if (wl_param_check(&job->wl->params[k], p->value, &job->pval[k], &why) < 0) {
 			errors++;
-			error("%s:%u: params.%s: '%s': %s", p->line ? job->file : "--set",
-			      p->line, p->key, p->value, why);
+			error("%s: params.%s: '%s': %s", at, p->key, p->value, why);
 		}
 	}
 	return errors ? -1 : 0;
@@ -450,8 +455,6 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	char at[PATH_MAX + 16];
 	int i;
 
-	if (!strncmp(path, "fio:", 4))	/* kpair run fio:FILE */
-		return bench_job_load_fio(job, path + 4, sets, nset);
 	job->file = xstrdup(path);
 	parse_file(&c, path);
 	if (c.errors && !c.line)
@@ -462,7 +465,7 @@ int job_load(struct job *job, const char *path, char *const *sets, int nset)
 	apply_defaults(&c);
 	if (c.errors)
 		return -1;
-	if (job_check_params(job) < 0 || bench_check(job) < 0 ||
+	if (job_check_params(job) < 0 ||
 	    check_pin(job, "pin", job->pin) < 0 || check_pin(job, "pin_io", job->pin_io) < 0)
 		return -1;
 	if (strcmp(job->pin_io, "none") && !strcmp(job->pin, "none"))

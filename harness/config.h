@@ -33,6 +33,7 @@ struct job {
 	char *file;
 	/* [job] */
 	char *name, *workload, *cmdline, *target, *accel, *mode, *pin, *pin_io, *host_cache;
+	char *metric;			/* the primary metric, tested alone ("": the claim's) */
 	uint64_t timeout_ms, boot_timeout_ms, memory, cpus, seed;
 	/* [disk] */
 	char *fs, *mkfs_options, *mount_options, *backing, *cache;
@@ -68,7 +69,8 @@ void job_init(struct job *job);
 void job_release(struct job *job);
 /*
  * Parse job file @path, then apply @nset "section.key=value" overrides, then
- * check the workload parameters. Errors name file:line: key.
+ * check the workload parameters. Errors name file:line: key. job_open (job.c) is the
+ * whole load: fio:FILE too, and the files the parameters name
  */
 int job_load(struct job *job, const char *path, char *const *sets, int nset);
 /* the canonical text of every job key, for the guest and result.json */

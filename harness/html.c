@@ -343,7 +343,9 @@ static void table(struct text *h, json_t *metrics)
 
 	text_add(h, "<table><tr><th>metric</th><th>unit</th><th>n</th><th>stock median</th>"
 		  "<th>CV</th><th>patched median</th><th>CV</th><th>change</th><th>95%% CI</th>"
-		  "<th>p (MW, Holm)</th><th>p (Welch)</th><th>verdict</th>"
+		  "<th title=\"the metric's test (2 min(Mann-Whitney, Welch on log values)) after the "
+		  "family rule: the primary metric alone, Benjamini-Hochberg over the others\">p (adjusted)</th>"
+		  "<th>p (Welch)</th><th>verdict</th>"
 		  "<th title=\"runs whose modified z-score (MAD) exceeds 3.5: flagged, kept\">outliers</th></tr>\n");
 	json_object_foreach(metrics, name, m) {
 		const char *v = json_string_value(json_object_get(m, "verdict"));
@@ -353,14 +355,22 @@ static void table(struct text *h, json_t *metrics)
 
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;
-		fmt_change(ch, sizeof(ch), json_is_number(r) ? json_number_value(r) : NAN);
-		fmt_change(clo, sizeof(clo), json_is_number(lo) ? json_number_value(lo) : NAN);
-		fmt_change(chi, sizeof(chi), json_is_number(hi) ? json_number_value(hi) : NAN);
+		if (!strcmp(json_string_value(json_object_get(m, "scale")) ?: "", "difference")) {
+			/* judged on the difference: a run measured 0 */
+			fmt_known(ch, sizeof(ch), "%+.4g", jget_num(m, "difference"));
+			fmt_known(clo, sizeof(clo), "%+.4g", jget_num(m, "difference_ci_low"));
+			fmt_known(chi, sizeof(chi), "%+.4g", jget_num(m, "difference_ci_high"));
+		} else {
+			fmt_change(ch, sizeof(ch), json_is_number(r) ? json_number_value(r) : NAN);
+			fmt_change(clo, sizeof(clo), json_is_number(lo) ? json_number_value(lo) : NAN);
+			fmt_change(chi, sizeof(chi), json_is_number(hi) ? json_number_value(hi) : NAN);
+		}
 		text_add(h, "<tr class=\"%s\"><td>", v);
 		text_esc(h, name);
 		if (!strcmp(json_string_value(json_object_get(m, "endpoint")) ?: "", "primary"))
-			text_add(h, " <i title=\"the claim's metric: its p is not corrected; Holm "
-				  "covers the others\">(primary)</i>");
+			text_add(h, " <i title=\"named before any run (job.metric, --metric or the "
+				  "claim): its p is tested alone; Benjamini-Hochberg covers the others\">"
+				  "(primary)</i>");
 		text_add(h, "</td><td>");
 		text_esc(h, json_string_value(json_object_get(m, "unit")));
 		text_add(h, "</td><td>%lld / %lld</td>",
@@ -414,6 +424,111 @@ static void summary(struct text *h, json_t *cmp)
 	json_decref(lines);
 }
 
+/* "What else changed": the kernel counters that moved, largest first */
+static void counters_section(struct text *h, json_t *ctr)
+{
+	json_t *changed = json_object_get(ctr, "changed"), *r;
+	size_t i;
+
+	text_add(h, "<h2 id=\"counters\">What else changed</h2>\n<p>Kernel counters read right "
+		   "before and after the workload in every run (%lld tested); ",
+		 (long long)json_integer_value(json_object_get(ctr, "tested")));
+	text_esc(h, json_string_value(json_object_get(ctr, "rule")));
+	text_add(h, ".</p>\n");
+	if (!json_array_size(changed)) {
+		text_add(h, "<p>None changed.</p>\n");
+		return;
+	}
+	text_add(h, "<table class=\"counters\"><tr><th>counter</th><th>stock (median)</th>"
+		   "<th>patched (median)</th><th>change</th><th>p adjusted</th></tr>\n");
+	json_array_foreach(changed, i, r) {
+		json_t *pct = json_object_get(r, "change_pct");
+
+		text_add(h, "<tr><td style=\"text-align:left\"><code>");
+		text_esc(h, json_string_value(json_object_get(r, "counter")));
+		text_add(h, "</code></td><td>%.6g</td><td>%.6g</td>",
+			 json_real_value(json_object_get(r, "stock")),
+			 json_real_value(json_object_get(r, "patched")));
+		if (json_is_real(pct))
+			text_add(h, "<td>%+.1f %%</td>", json_real_value(pct));
+		else
+			text_add(h, "<td>from 0</td>");
+		text_add(h, "<td>%.2g</td></tr>\n", json_real_value(json_object_get(r, "p_adj")));
+	}
+	text_add(h, "</table>\n");
+}
+
+/*
+ * "Where the instructions went": the profile diff's top functions by delta, both
+ * directions, as bars (red: more instructions on the patched side) and numbers
+ */
+static void profile_section(struct text *h, json_t *prof)
+{
+	json_t *list = json_object_get(prof, "functions"), *r, *tot = json_object_get(prof, "total");
+	double max = 0;
+	size_t i;
+
+	text_add(h, "<h2 id=\"profile\">Where the instructions went</h2>\n");
+	if (json_object_get(prof, "absent")) {
+		text_add(h, "<p class=\"plot-note\">no profile: ");
+		text_esc(h, json_string_value(json_object_get(prof, "absent")));
+		text_add(h, "</p>\n");
+		return;
+	}
+	text_add(h, "<p>One profiled run a side (not among the measured runs): instructions "
+		   "executed per kernel function (self), counted by kpair's TCG plugin. Total: "
+		   "stock %lld, patched %lld, delta %+lld (%+.2f %%); largest per-function change "
+		   "%lld.</p>\n", (long long)json_integer_value(json_object_get(tot, "stock")),
+		 (long long)json_integer_value(json_object_get(tot, "patched")),
+		 (long long)json_integer_value(json_object_get(tot, "delta")),
+		 json_number_value(json_object_get(tot, "delta_pct")),
+		 (long long)json_integer_value(json_object_get(prof, "largest_abs_delta")));
+	if (json_is_object(json_object_get(prof, "origin"))) {
+		json_t *o = json_object_get(prof, "origin");
+
+		text_add(h, "<p class=\"headline\"><b>Why:</b> <code>");
+		text_esc(h, json_string_value(json_object_get(o, "function")));
+		text_add(h, "</code> &rarr; <code>");
+		text_esc(h, json_string_value(json_object_get(o, "callee")));
+		text_add(h, "</code>, ");
+		text_esc(h, json_string_value(json_object_get(o, "because")));
+		text_add(h, " (%lld calls, stock %lld): %+lld instructions, %.0f %% of the "
+			   "difference.</p>\n",
+			 (long long)json_integer_value(json_object_get(o, "patched_calls")),
+			 (long long)json_integer_value(json_object_get(o, "stock_calls")),
+			 (long long)json_integer_value(json_object_get(o, "delta")),
+			 100 * json_number_value(json_object_get(o, "share_of_delta")));
+	}
+	json_array_foreach(list, i, r) {
+		double d = fabs((double)json_integer_value(json_object_get(r, "delta")));
+
+		if (d > max)
+			max = d;
+	}
+	text_add(h, "<table class=\"profile\"><tr><th>function</th><th>stock</th><th>patched</th>"
+		   "<th>delta</th><th>share of the difference</th><th></th></tr>\n");
+	json_array_foreach(list, i, r) {
+		long long d = (long long)json_integer_value(json_object_get(r, "delta"));
+		json_t *sh = json_object_get(r, "share_of_delta");
+
+		if (i >= 20 || !d)
+			break;
+		text_add(h, "<tr><td style=\"text-align:left\"><code>");
+		text_esc(h, json_string_value(json_object_get(r, "function")));
+		text_add(h, "</code></td><td>%lld</td><td>%lld</td><td>%+lld</td>",
+			 (long long)json_integer_value(json_object_get(r, "stock")),
+			 (long long)json_integer_value(json_object_get(r, "patched")), d);
+		if (json_is_real(sh))
+			text_add(h, "<td>%.1f %%</td>", 100 * json_real_value(sh));
+		else
+			text_add(h, "<td></td>");
+		text_add(h, "<td style=\"text-align:left;width:320px\"><div style=\"height:12px;"
+			   "width:%.0fpx;background:%s\"></div></td></tr>\n",
+			 max > 0 ? 300.0 * fabs((double)d) / max : 0, d > 0 ? "#d44" : "#4a4");
+	}
+	text_add(h, "</table>\n");
+}
+
 int html_report(const char *dir, json_t *cmp)
 {
 	char *pdir = xasprintf("%s/plots", dir), *path = xasprintf("%s/report.html", dir);
@@ -439,6 +554,8 @@ int html_report(const char *dir, json_t *cmp)
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
 		   "text-align:right}tr.improved td:last-child{background:#cfc}"
 		   "tr.regressed td:last-child{background:#fcc}tr.inconclusive td:last-child{background:#eee}"
+		   "tr.improved-small td:last-child{background:#efe}"
+		   "tr.regressed-small td:last-child{background:#fee}"
 		   ".plot{display:inline-block;margin:4px}h2{margin-top:1.5em}"
 		   ".plot-note{color:#a00}.summary{border:1px solid #ccc;background:#f8f8f8;"
 		   "padding:4px 12px;margin:1em 0}.headline{font-size:1.15em}</style></head><body>\n");
@@ -462,6 +579,10 @@ int html_report(const char *dir, json_t *cmp)
 		text_esc(&h, json_string_value(json_object_get(claim, "why")));
 		text_add(&h, "</p>\n");
 	}
+	if (json_object_get(cmp, "counters"))
+		counters_section(&h, json_object_get(cmp, "counters"));
+	if (json_object_get(cmp, "profile"))
+		profile_section(&h, json_object_get(cmp, "profile"));
 	json_object_foreach(metrics, name, m) {
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;

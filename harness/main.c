@@ -8,16 +8,15 @@
 
 #include "ab.h"
 #include "bisect.h"
-#include "boot.h"
-#include "build.h"
+#include "backends/vm.h"
+#include "kernels/build.h"
 #include "compare.h"
 #include "config.h"
-#include "kernel.h"
-#include "kernel-cmd.h"
-#include "lava.h"
-#include "sides.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel-cmd.h"
+#include "kernels/sides.h"
 #include "nightly.h"
-#include "export.h"
+#include "exports/export.h"
 #include "run.h"
 #include "summary.h"
 #include "util.h"
@@ -51,20 +50,26 @@ static void usage(FILE *f)
 	      "  kernel import BUILD_DIR | --image F --config F [--modules DIR]\n"
 	      "                                      a kernel you built, into the store as it is\n"
 	      "  run JOB --kernel ID [--set S.K=V]...  boot, run the job's workload, write results/<run-id>/\n"
+	      "        JOB may be fio:FILE: your own fio job file, here and in ab, calibrate, ...\n"
 	      "        [-o DIR] [--keep-disk] [--gzip-initramfs|--plain-initramfs] [-q]\n"
 	      "        (no --kernel: the target's default kernel)\n"
-	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n"
-	      LAVA_USAGE
-	      "  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
+	      "        [--profile]   one profiled run: instructions per kernel function (profile.json)\n"
+	      "  profile JOB --kernel ID ...         the same as run --profile\n"
+	      "        [--backend qemu|libvirt [--uri U]]   a QEMU child, or a transient libvirt domain\n",
+	      f);
+	fputs(backend_usage(), f);
+	fputs("  ab JOB --stock K1 --patched K2 [-n RUNS] [--until-ci PCT --max-runs N] [--seed S]\n"
 	      "        [--source GIT_DIR [--config FILE|debian:ABI]]   K1, K2: git revisions, built\n"
 	      "        [--set S.K=V] [--stock-set S.K=V] [--patched-set S.K=V] [--threshold PCT]\n"
 	      "        [--retries N] [-j N] [-o DIR]  interleaved A/B, comparison.json + report.html\n"
+	      "        [--metric NAME]   the primary metric: tested alone (job.metric, the claim's)\n"
 	      "        [--warmup N]   boots before the first measured run, not compared (default 1)\n"
-	      "        [--backend qemu|libvirt [--uri U]]\n"
-	      LAVA_USAGE
-	      "        [--hosts URI1,URI2,... [--mix-hosts]]   fan the pairs out over libvirt hosts\n"
+	      "        [--profile]   then one profiled run a side: where the instructions went\n"
+	      "        [--backend qemu|libvirt [--uri U]]\n", f);
+	fputs(backend_usage(), f);
+	fputs("        [--hosts URI1,URI2,... [--mix-hosts]]   fan the pairs out over libvirt hosts\n"
 	      "  calibrate JOB --kernel K [-n RUNS]    A/A on one kernel: noise (CV) and runs needed\n"
-	      "  compare A B [--json]                  two result sets (run or A/B directories)\n"
+	      "  compare A B [--json] [--metric NAME]  two result sets (run or A/B directories)\n"
 	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
 	      "  report DIR                            rewrite comparison.json and report.html of DIR\n"
 	      "  resume DIR                            continue an interrupted ab or calibrate\n"
@@ -74,6 +79,7 @@ static void usage(FILE *f)
 	      "        [--backend qemu|libvirt|lava [--lava-url URL --lava-token-file F ...]]\n"
 	      "  bisect JOB --source S --series PATCHES/series --metric NAME [--threshold PCT]\n"
 	      "        [-n RUNS] [--max-runs N] [--seed S] [--set S.K=V] [-o DIR]   first bad patch\n"
+	      "        (exit 0 found, 1 no regression, 3 failed, 4 unresolved or refused at this noise)\n"
 	      "  bisect JOB --source GIT_DIR --good REV --bad REV --metric NAME [--config F]\n"
 	      "        [...]                          first bad commit of good..bad\n"
 	      "  export lava JOB [--kernel K] [--set S.K=V] -o DIR   a LAVA job + device dictionary\n"
@@ -81,8 +87,9 @@ static void usage(FILE *f)
 	      "  help [job|target|workloads|status]    this text, or a reference\n"
 	      "\n"
 	      "exit status of run: 0 ok, 2 usage or bad job, 3 setup failed, 10-17 a failed run\n"
-	      "exit status of ab, calibrate, compare: 0 no metric regressed, 1 a metric regressed,\n"
-	      "2 usage, 3 runs failed beyond the retries\n"
+	      "exit status of ab, calibrate, compare: 0 no metric regressed, 1 a metric regressed\n"
+	      "(or patched fails more runs), 2 usage, 3 runs failed beyond the retries, or the\n"
+	      "patched guest failed runs the stock one did not\n"
 	      "(kpair help status)\n", f);
 }
 
@@ -133,22 +140,39 @@ static int cmd_help(int argc, char **argv)
 static const char *check_backend(const char *name)
 {
 	if (!backend_find(name))
-		die("--backend '%s': qemu, libvirt or lava", name);
+		die("--backend '%s': %s", name, backend_names_text());
 	return name;
 }
 
-static void lava_opt(int c, const char *arg)
+/* one of a backend's own options (--lava-url ...), given to it */
+static void backend_opt(int c, const char *arg)
 {
-	if (lava_option(c, arg) < 0)
+	if (backend_option(c, arg) < 0)
 		exit(EXIT_USAGE);
 }
 
-/* --backend lava: the lab answers, takes the token and has the device type, before any run */
-static void lava_check(const char *backend)
+/* the backend's check before any run (the lab answers, takes the token, ...) */
+static void backend_check(const char *backend)
 {
-	if (backend && !strcmp(backend, "lava") && lava_preflight() < 0)
+	const struct backend *b = backend_find(backend);
+
+	if (b && b->preflight && b->preflight() < 0)
 		exit(EXIT_USAGE);
 }
+
+/* a command's getopt table @base with every backend's options after it, in @out */
+static const struct option *with_backend_opts(const struct option *base, struct option *out,
+					      int max)
+{
+	int n;
+
+	for (n = 0; base[n].name; n++)
+		out[n] = base[n];
+	backend_getopt(out, &n, max);
+	return out;
+}
+
+#define BACKEND_OPT_CASES BACKEND_OPT_BASE ... BACKEND_OPT_BASE + 32 * 8 - 1
 
 static int cmd_run(int argc, char **argv)
 {
@@ -161,18 +185,21 @@ static int cmd_run(int argc, char **argv)
 		{ "plain-initramfs", no_argument, NULL, 'P' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
-		LAVA_LONG_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "profile", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_opts o = { 0 };
+	struct option all[64];
+	const struct option *opts;
+	struct run_opts o = { .profile = !strcmp(argv[0], "profile") ? "insns" : NULL };
 	char **sets = calloc(argc, sizeof(char *));
 	int c, ret;
 
 	if (!sets)
 		die("out of memory");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:s:o:q", lopts, NULL)) != -1) {
+	opts = with_backend_opts(lopts, all, (int)ARRAY_SIZE(all));
+	while ((c = getopt_long(argc, argv, "k:s:o:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o.kernel = optarg; break;
 		case 's': sets[o.nset++] = optarg; break;
@@ -181,15 +208,19 @@ static int cmd_run(int argc, char **argv)
 		case 'z': o.initramfs = "gzip"; break;
 		case 'P': o.initramfs = "plain"; break;
 		case 'V': o.backend = check_backend(optarg); break;
-		case 'U': o.uri = optarg; break;
-		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
-		case 'q': util_quiet = 1; break;
-		default: die("run: see kpair help");
+		case 'U': o.dest = optarg; break;
+		case 'R': o.profile = "insns"; break;
+		case BACKEND_OPT_CASES: backend_opt(c, optarg); break;
+		case 'q':
+			util_quiet = 1;
+			o.brief = 1;
+			break;
+		default: die("%s: see kpair help", argv[0]);
 		}
 	}
 	if (optind != argc - 1)
-		die("run: expected one job file");
-	lava_check(o.backend);
+		die("%s: expected one job file", argv[0]);
+	backend_check(o.backend);
 	/* no --kernel: run_one takes the target's default kernel */
 	o.job_path = argv[optind];
 	o.sets = sets;
@@ -247,13 +278,16 @@ static int cmd_ab(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "backend", required_argument, NULL, 'V' },
 		{ "uri", required_argument, NULL, 'U' },
-		LAVA_LONG_OPTIONS,
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "mix-hosts", no_argument, NULL, 'X' },
+		{ "profile", no_argument, NULL, 'F' },
 		{ "source", required_argument, NULL, 'G' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "metric", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option all[64];
+	const struct option *opts;
 	int calibrate = !strcmp(argv[0], "calibrate"), c, ret;
 	const char *source = NULL, *cfgspec = NULL;
 	struct ab_opts o;
@@ -261,17 +295,19 @@ static int cmd_ab(int argc, char **argv)
 	ab_opts_init(&o);
 	o.calibrate = calibrate;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:o:j:", lopts, NULL)) != -1) {
+	opts = with_backend_opts(lopts, all, (int)ARRAY_SIZE(all));
+	while ((c = getopt_long(argc, argv, "n:o:j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, AB_MAX_JOBS); break;
 		case 'V': o.backend = xstrdup(check_backend(optarg)); break;
 		case 'U': o.uri = xstrdup(optarg); break;
-		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
+		case BACKEND_OPT_CASES: backend_opt(c, optarg); break;
 		case 'H':
 			if (ab_set_hosts(&o, optarg) < 0)
 				exit(EXIT_USAGE);
 			break;
 		case 'X': o.mix_hosts = 1; break;
+		case 'F': o.profile = 1; break;
 		case 'G': source = optarg; break;
 		case 'c': cfgspec = optarg; break;
 		case 'A': o.side[0].kernel = xstrdup(optarg); break;
@@ -280,7 +316,11 @@ static int cmd_ab(int argc, char **argv)
 			o.side[0].kernel = xstrdup(optarg);
 			o.side[1].kernel = xstrdup(optarg);
 			break;
-		case 'n': o.runs = parse_int(optarg, "--runs", 1, 1000); break;
+		case 'n':
+			o.runs = parse_int(optarg, "--runs", 1, 1000);
+			o.runs_given = 1;
+			break;
+		case 'M': o.metric = xstrdup(optarg); break;
 		case 'u': o.until_ci = parse_pct(optarg, "--until-ci"); break;
 		case 'm': o.max_runs = parse_int(optarg, "--max-runs", 2, 1000); break;
 		case 'S': o.seed = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); break;
@@ -296,12 +336,17 @@ static int cmd_ab(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		die("%s: expected one job file", argv[0]);
-	if (o.nhosts && ((o.backend && strcmp(o.backend, "libvirt")) || o.uri || o.jobs > 1))
+	if (o.nhosts && ((o.backend && !(backend_find(o.backend)->caps & BACKEND_HOSTS)) || o.uri ||
+			 o.jobs > 1))
 		die("--hosts runs one guest a host on libvirt: it does not go with --backend qemu, "
 		    "--uri or -j");
 	if (o.mix_hosts && !o.nhosts)
 		die("--mix-hosts needs --hosts");
-	lava_check(o.backend);
+	if (o.profile && !(backend_find(o.nhosts ? backend_for_hosts()->name : o.backend)->caps &
+			   BACKEND_PLUGINS))
+		die("--profile: the profiled runs load a QEMU plugin: the %s backend cannot",
+		    o.nhosts ? backend_for_hosts()->name : backend_find(o.backend)->name);
+	backend_check(o.backend);
 	if (cfgspec && !source)
 		die("--config FILE|debian:ABI goes with --source DIR (a git tree to build)");
 	if (source) {
@@ -342,7 +387,7 @@ static int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *metric = NULL, *unit = "";
-	int json = 0, higher = 0, c, i, regressed = 0;
+	int json = 0, higher = 0, c, i, files, ret;
 	double threshold = 0.02;
 	struct cmp cm;
 	json_t *j;
@@ -361,10 +406,14 @@ static int cmd_compare(int argc, char **argv)
 	if (optind != argc - 2)
 		die("compare: expected two result sets (or two sample files with --metric)");
 	cmp_init(&cm, threshold);
+	/* --metric with two sample files names their metric; with two result sets, the primary */
+	files = metric && !dir_exists(argv[optind]);
+	if (metric && !files)
+		cmp_set_primary(&cm, metric, PRIMARY_OPTION);
 	for (i = 0; i < 2; i++) {
 		const char *src = argv[optind + i];
 
-		if (metric) {
+		if (files) {
 			double *v;
 			size_t n;
 
@@ -396,10 +445,9 @@ static int cmd_compare(int argc, char **argv)
 		cmp_print(&cm, argv[optind], argv[optind + 1]);
 	}
 	json_decref(j);
-	for (i = 0; i < cm.n; i++)
-		regressed |= cm.m[i].c.verdict == V_REGRESSED;
+	ret = outcome_exit(cmp_outcome(&cm));
 	cmp_release(&cm);
-	return regressed;
+	return ret;
 }
 
 static int cmd_nightly(int argc, char **argv)
@@ -409,9 +457,10 @@ static int cmd_nightly(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "backend", required_argument, NULL, 'V' },
-		LAVA_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option all[64];
+	const struct option *opts;
 	char **sets = calloc(argc, sizeof(char *)), *hosts = NULL, *backend = NULL;
 	const char *date = NULL;
 	struct nightly n;
@@ -420,7 +469,8 @@ static int cmd_nightly(int argc, char **argv)
 	if (!sets)
 		die("out of memory");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	opts = with_backend_opts(lopts, all, (int)ARRAY_SIZE(all));
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': date = optarg; break;
 		case 's': sets[nset++] = optarg; break;
@@ -436,7 +486,7 @@ static int cmd_nightly(int argc, char **argv)
 			backend = xasprintf("nightly.backend=%s", check_backend(optarg));
 			sets[nset++] = backend;
 			break;
-		case LAVA_OPT_URL ... LAVA_OPT_LAST: lava_opt(c, optarg); break;
+		case BACKEND_OPT_CASES: backend_opt(c, optarg); break;
 		default: die("nightly: see kpair help");
 		}
 	}
@@ -444,7 +494,7 @@ static int cmd_nightly(int argc, char **argv)
 		die("nightly: expected one nightly file");
 	nightly_init(&n);
 	if (nightly_load(&n, argv[optind], sets, nset) == 0) {
-		lava_check(n.backend);
+		backend_check(n.backend);
 		ret = nightly_run(&n, date);
 	}
 	nightly_release(&n);
@@ -512,8 +562,9 @@ static int cmd_bisect(int argc, char **argv)
 	if (cfgspec && config_resolve(cfgspec, &config) < 0)
 		return EXIT_USAGE;
 	o.config = config;
+	/* the most runs a side any step gets: steps are sized to the regression and the noise */
 	if (!o.max_runs)
-		o.max_runs = 2 * o.runs;
+		o.max_runs = BISECT_DEFAULT_MAX_RUNS > o.runs ? BISECT_DEFAULT_MAX_RUNS : o.runs;
 	if (o.max_runs < o.runs)
 		die("--max-runs %d is below --runs %d", o.max_runs, o.runs);
 	/* patch(1) and the build run in the source tree: a directory must be absolute */
@@ -544,6 +595,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "run", cmd_run },
+	{ "profile", cmd_run },
 	{ "ab", cmd_ab },
 	{ "calibrate", cmd_ab },
 	{ "compare", cmd_compare },

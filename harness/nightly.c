@@ -7,12 +7,16 @@
 #include <time.h>
 
 #include "ab.h"
-#include "build.h"
+#include "backends/vm.h"
+#include "compare.h"
 #include "config.h"
 #include "history.h"
-#include "gitsrc.h"
-#include "kernel.h"
-#include "sides.h"
+#include "job.h"
+#include "kernels/build.h"
+#include "kernels/gitsrc.h"
+#include "kernels/kernel.h"
+#include "kernels/kneeds.h"
+#include "kernels/sides.h"
 #include "nightly.h"
 #include "series.h"
 #include "util.h"
@@ -21,7 +25,6 @@
 #define NIGHTLY_MAX 32		/* jobs, targets */
 
 static const char *const rule_choices[] = { "last-good", "pinned", NULL };
-static const char *const backend_choices[] = { "qemu", "libvirt", "lava", NULL };
 
 const struct opt nightly_opts[] = {
 	{ "nightly", "name", OPT_STR, NOFF(name), "nightly", 0, 0, NULL, "name of this nightly, in summaries" },
@@ -33,7 +36,7 @@ const struct opt nightly_opts[] = {
 	{ "nightly", "retries", OPT_COUNT, NOFF(retries), "1", 0, 10, NULL, "retries of a failed run" },
 	{ "nightly", "threshold", OPT_STR, NOFF(threshold), "2%", 0, 0, NULL, "no-change band, percent" },
 	{ "nightly", "hosts", OPT_STR, NOFF(hosts), "", 0, 0, NULL, "libvirt URIs the runs fan out over (ab --hosts), space separated; empty: this machine" },
-	{ "nightly", "backend", OPT_ENUM, NOFF(backend), "qemu", 0, 0, backend_choices, "where the runs boot: qemu, libvirt, or lava (a LAVA lab: kpair nightly --lava-url ...)" },
+	{ "nightly", "backend", OPT_STR, NOFF(backend), "qemu", 0, 0, NULL, "where the runs boot: qemu, libvirt, or lava (a LAVA lab: kpair nightly --lava-url ...)" },
 	{ "nightly", "set", OPT_STR, NOFF(sets), "", 0, 0, NULL, "job keys for both sides: section.key=value, separated by ' | '" },
 	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>, or debian:latest-<flavour> (the newest ABI the registry offers tonight)" },
 	{ "kernel", "source", OPT_STR, NOFF(source), "", 0, 0, NULL, "or built from linux-source-6.1 or a tree (relative to the project root)" },
@@ -123,10 +126,14 @@ static int nightly_check(const struct nightly *n)
 
 	if (!*n->package == !*n->source)
 		errors += error("%s: kernel: give one of kernel.package or kernel.source", n->file);
-	if (*n->hosts && strcmp(n->backend, "libvirt") && strcmp(n->backend, "qemu"))
+	if (!backend_find(n->backend))
+		errors += error("%s: nightly.backend: '%s': %s", n->file, n->backend,
+				backend_names_text());
+	else if (*n->hosts && backend_find(n->backend) != backend_find(NULL) &&
+		 !(backend_find(n->backend)->caps & BACKEND_HOSTS))
 		errors += error("%s: nightly.hosts: libvirt hosts, not with nightly.backend=%s", n->file,
 				n->backend);
-	if (*n->package && strncmp(n->package, "debian:", 7))
+	if (*n->package && !kernel_spec_is_package(n->package))
 		errors += error("%s: kernel.package: '%s': expected debian:<abi>-<flavour>", n->file,
 				n->package);
 	if (*n->branch && !*n->source)
@@ -175,7 +182,7 @@ static int nightly_check(const struct nightly *n)
 		struct job job;
 
 		job_init(&job);
-		errors += job_load(&job, path, sets, ns > 0 ? ns : 0) < 0;
+		errors += job_open(&job, path, sets, ns > 0 ? ns : 0) < 0;
 		job_release(&job);
 		free_list(sets, ns);
 		free(path);
@@ -192,12 +199,39 @@ int nightly_load(struct nightly *n, const char *path, char *const *sets, int nse
 	return nightly_check(n);
 }
 
+/* what the night's jobs need of a kernel kpair builds for them, as fragment lines (caller frees) */
+static char *night_needs(const struct nightly *n)
+{
+	char *v[NIGHTLY_MAX], *sets[AB_MAX_SETS];
+	struct text t = { NULL, 0 };
+	int k = split(n->jobs, " \t", v, NIGHTLY_MAX), i;
+
+	text_add(&t, "%s", "");
+	for (i = 0; i < k; i++) {
+		char *path = root_path(v[i]), *f;
+		int ns = split(n->sets, "|", sets, AB_MAX_SETS);
+		struct job job;
+
+		job_init(&job);
+		if (job_open(&job, path, sets, ns > 0 ? ns : 0) == 0) {
+			f = kneeds_fragment(&job);
+			text_add(&t, "%s", f);
+			free(f);
+		}
+		job_release(&job);
+		free_list(sets, ns);
+		free(path);
+	}
+	free_list(v, k);
+	return t.s;
+}
+
 /* tonight's kernel for @target: fetched, or built from the source and its patches */
 static int kernel_under_test(const struct nightly *n, const char *target, char **id)
 {
 	struct build_spec spec = { .target = target, .jobs = 2 };
 	struct series s;
-	char *src = NULL, *frag = NULL, *cfg = NULL, *list[BUILD_MAX_PATCHES];
+	char *src = NULL, *frag = NULL, *cfg = NULL, *list[BUILD_MAX_PATCHES], *needs = NULL;
 	int i, np = 0, ret = -1;
 
 	*id = NULL;
@@ -216,10 +250,11 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 	src = strchr(n->source, '/') || !strncmp(n->source, ".", 1) ? root_path(n->source) :
 		xstrdup(n->source);
 	spec.source = src;
+	spec.needs = needs = night_needs(n);
 	if (*n->fragment)
 		spec.fragment = frag = root_path(n->fragment);
 	if (*n->config) {
-		char *c = strncmp(n->config, "debian:", 7) ? root_path(n->config) :
+		char *c = !kernel_spec_is_package(n->config) ? root_path(n->config) :
 			xstrdup(n->config);
 
 		i = config_resolve(c, &cfg);
@@ -231,7 +266,7 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 		const char *rev = n->branch;
 
 		/* the branch's tip tonight: resolved now, built like any revision */
-		ret = git_build_revs(src, &rev, 1, cfg, target, id) == 0 ? 0 : -1;
+		ret = git_build_revs(src, &rev, 1, cfg, target, spec.needs, id) == 0 ? 0 : -1;
 		goto out;
 	}
 	spec.config = cfg;
@@ -263,19 +298,20 @@ out:
 	free_list(list, np > 0 ? np : 0);
 	series_release(&s);
 	free(src);
+	free(needs);
 	free(frag);
 	free(cfg);
 	return ret;
 }
 
 /* a baseline spec: debian:<abi> is fetched, anything else must be in the store */
-static int kernel_resolve(const char *spec, char **id)
+static int baseline_resolve(const char *spec, char **id)
 {
 	struct kernel k;
 	int ret;
 
 	kernel_init(&k);
-	ret = !strncmp(spec, "debian:", 7) ? kernel_fetch(spec, &k) : kernel_load(spec, &k);
+	ret = kernel_resolve(spec, &k);
 	if (ret < 0)
 		error("baseline kernel '%s' is not in the store (kpair kernel list)", spec);
 	else
@@ -360,7 +396,7 @@ static int baseline_for(const struct nightly *n, json_t *index, const char *date
 		return 0;
 	}
 	if (*n->base_kernel) {
-		if (kernel_resolve(n->base_kernel, &o->side[0].kernel) < 0)
+		if (baseline_resolve(n->base_kernel, &o->side[0].kernel) < 0)
 			return -1;
 		k = split(n->base_sets, "|", sets, AB_MAX_SETS);
 		for (i = 0; k > 0 && i < (size_t)k; i++)
@@ -403,7 +439,7 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	for (i = 0; i < nk; i++)
 		o.side[1].sets[o.side[1].nset++] = ks[i];
 	o.side[1].kernel = xstrdup(tonight);
-	if (strcmp(n->backend, "qemu"))
+	if (backend_find(n->backend) != backend_find(NULL))
 		o.backend = xstrdup(n->backend);
 	if (*n->hosts) {
 		char *list = xstrdup(n->hosts), *p;
@@ -441,8 +477,10 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	json_object_set_new(e, "failed_runs", json_incref(json_object_get(cmp, "failed_runs")));
 	json_object_set_new(e, "metrics", entry_metrics(cmp));
 	if (rc > 1 || json_integer_value(json_object_get(cmp, "failed_runs")) > 0) {
-		json_object_set_new(e, "status", json_string("infra-failed"));
-		json_object_set_new(e, "reason", json_string(rc > 1 ? "runs failed beyond the retries" :
+		json_object_set_new(e, "status", json_string(rc == 1 ? "regressed" : "infra-failed"));
+		json_object_set_new(e, "reason", outcome_of_json(cmp) != OUTCOME_PASS ?
+				    json_incref(json_object_get(json_object_get(cmp, "failures"), "why")) :
+				    json_string(rc > 1 ? "runs failed beyond the retries" :
 				    "runs failed (retried; see comparison.json order)"));
 	} else {
 		json_object_set_new(e, "status", json_string(rc ? "regressed" : "passed"));
@@ -518,7 +556,7 @@ int nightly_run(const struct nightly *n, const char *date)
 			struct job job;
 
 			job_init(&job);
-			if (job_load(&job, jp, NULL, 0) == 0)
+			if (job_open(&job, jp, NULL, 0) == 0)
 				name = xstrdup(job.name);
 			job_release(&job);
 			key = xasprintf("%s-%s", name ? name : "?", targets[t]);
@@ -543,12 +581,8 @@ int nightly_run(const struct nightly *n, const char *date)
 	json_array_foreach(entries, i, e) {
 		const char *st = json_string_value(json_object_get(e, "status"));
 
-		const char *name;
-		json_t *m;
-
 		infra |= !strcmp(st, "infra-failed");
-		json_object_foreach(json_object_get(e, "metrics"), name, m)
-			regressed |= !strcmp(json_string_value(json_object_get(m, "verdict")), "regressed");
+		regressed |= !strcmp(st, "regressed");
 	}
 	ret = infra ? 2 : regressed ? 1 : 0;
 	night = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:O, s:O}", "format", NIGHT_FORMAT,

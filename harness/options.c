@@ -33,6 +33,7 @@ const struct opt job_opts[] = {
 	{ "job", "pin_io", OPT_STR, JOFF(pin_io), "none", 0, 0, NULL, "with job.pin: QEMU's main loop and I/O threads on this host CPU (auto: CPU 0), job.pin then holds only the vCPU threads; none: all on job.pin" },
 	{ "job", "host_cache", OPT_ENUM, JOFF(host_cache), "keep", 0, 0, host_cache_choices, "keep, or drop: sync and drop the host's page cache (vm.drop_caches=3, root) before each boot" },
 	{ "job", "seed", OPT_COUNT, JOFF(seed), "1", 0, UINT64_MAX, NULL, "seed for the workload's random choices" },
+	{ "job", "metric", OPT_STR, JOFF(metric), "", 0, 0, NULL, "the primary metric, named before any run: an A/B tests it alone at alpha 0.05, the others under Benjamini-Hochberg (default: the claim's metric; ab --metric overrides)" },
 	{ "disk", "fs", OPT_ENUM, JOFF(fs), "ext4", 0, 0, fs_choices, "scratch filesystem, made on the host" },
 	{ "disk", "blocksize", OPT_SIZE, JOFF(blocksize), "4096", 512, 65536, NULL, "fs block size" },
 	{ "disk", "size", OPT_SIZE, JOFF(disk_size), "2G", 16ULL << 20, 4ULL << 40, NULL, "scratch disk size (sparse)" },

@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 #include "preflight.h"
+#include "spawn.h"
 #include "util.h"
 
 /* the first @len bytes at @off of @path into @buf; bytes read, or -1 */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "image.h"
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 /* 1 when @id_or_dir has a kernel.json (broken or not), else 0 */
 int kernel_in_store(const char *id_or_dir);

@@ -28,6 +28,7 @@ void samples_release(struct samples *s)
 	json_decref(s->done);
 	json_decref(s->list);
 	json_decref(s->errors);
+	json_decref(s->counters);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -78,6 +79,11 @@ int samples_record(void *user, enum rec_type type, json_t *rec, const char *line
 		break;
 	case REC_SAMPLE:
 		json_array_append(s->list, rec);
+		break;
+	case REC_COUNTERS:	/* several records: one object */
+		if (!s->counters)
+			s->counters = json_object();
+		json_object_update(s->counters, json_object_get(rec, "values"));
 		break;
 	}
 	return 0;

@@ -18,6 +18,7 @@ struct samples {
 	json_t *done;		/* owned, or NULL */
 	json_t *list;		/* owned array of sample records */
 	json_t *errors;		/* owned array of error records */
+	json_t *counters;	/* owned: kernel counter -> delta over the workload, or NULL */
 };
 
 int samples_open(struct samples *s, const char *path);

@@ -6,7 +6,7 @@
 #ifndef KPAIR_SERIES_H
 #define KPAIR_SERIES_H
 
-#include "build.h"
+#include "kernels/build.h"
 
 struct series {
 	char *file;			/* the series file as given */

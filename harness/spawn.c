@@ -359,3 +359,42 @@ int spawn_pin_threads(pid_t pid, const char *prefix, int cpu)
 	closedir(d);
 	return n;
 }
+
+int sha256_file(const char *path, char hex[65])
+{
+	const char *argv[] = { "sha256sum", "--", path, NULL };
+	struct spawn_result r = SPAWN_RESULT_INIT;
+	int ret = -1;
+
+	if (spawn_run(argv, 60000, &r) < 0) {
+		error("sha256sum '%s' did not finish", path);
+		goto out;
+	}
+	if (r.exit_code != 0 || r.out_len < 64) {
+		error("sha256sum '%s' failed: %s", path, r.err);
+		goto out;
+	}
+	memcpy(hex, r.out, 64);
+	hex[64] = '\0';
+	ret = 0;
+out:
+	spawn_result_release(&r);
+	return ret;
+}
+
+int sha256_file_cached(const char *path, char hex[65])
+{
+	char *stamp = xasprintf("%s.sha256", path), *v = stamp_get(stamp, path);
+	int ret = 0;
+
+	if (v && strlen(v) == 64 && strspn(v, "0123456789abcdef") == 64) {
+		memcpy(hex, v, 65);
+	} else {
+		ret = sha256_file(path, hex);
+		if (!ret)
+			stamp_put(stamp, path, hex);
+	}
+	free(v);
+	free(stamp);
+	return ret;
+}

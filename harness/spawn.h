@@ -57,4 +57,10 @@ int spawn_kill(pid_t pid);
 /* bind the threads of @pid whose name contains @prefix to host CPU @cpu; how many */
 int spawn_pin_threads(pid_t pid, const char *prefix, int cpu);
 
+/* hex sha256 of a file into @hex (65 bytes), by spawning sha256sum */
+int sha256_file(const char *path, char hex[65]);
+
+/* sha256_file, remembered beside the file in "<path>.sha256" */
+int sha256_file_cached(const char *path, char hex[65]);
+
 #endif

@@ -1,6 +1,5 @@
-/* stats.c - summaries, bootstrap ratio CI, Mann-Whitney, Welch, Holm and verdicts (GSL) */
+/* stats.c - summaries, Mann-Whitney, Welch with its interval, Fisher, Holm and Benjamini-Hochberg (GSL) */
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -11,9 +10,6 @@
 #include "stats.h"
 #include "util.h"
 
-const char *const verdict_names[] = { "improved", "regressed", "no-change", "inconclusive" };
-const char *const claim_names[] = { "reproduced", "not-reproduced", "inconclusive" };
-
 static double *sorted_copy(const double *x, size_t n)
 {
 	double *c = xcalloc(n, sizeof(double));
@@ -21,6 +17,12 @@ static double *sorted_copy(const double *x, size_t n)
 	memcpy(c, x, n * sizeof(double));
 	gsl_sort(c, 1, n);
 	return c;
+}
+
+static double median_of(double *x, size_t n)
+{
+	gsl_sort(x, 1, n);
+	return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
 void summarize(const double *x, size_t n, struct summary *s)
@@ -169,81 +171,90 @@ double mann_whitney_min_p(size_t na, size_t nb)
 	return fmin(1.0, 2.0 / c);
 }
 
+static void moments(const double *x, size_t n, int logscale, double *mean, double *var)
+{
+	double *v = xcalloc(n, sizeof(double));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = logscale ? log(x[i]) : x[i];
+	*mean = gsl_stats_mean(v, 1, n);
+	*var = gsl_stats_variance_m(v, 1, n, *mean);
+	free(v);
+}
+
+int welch_test(const double *a, size_t na, const double *b, size_t nb, int logscale,
+	       double conf, struct welch *w)
+{
+	double ma, mb, va, vb, se2, d, half, q;
+
+	w->est = w->lo = w->hi = w->p = w->df = w->sd = NAN;
+	w->logscale = logscale;
+	if (na < 2 || nb < 2)
+		return -1;
+	moments(a, na, logscale, &ma, &va);
+	moments(b, nb, logscale, &mb, &vb);
+	se2 = va / na + vb / nb;
+	d = mb - ma;
+	w->sd = sqrt(((na - 1) * va + (nb - 1) * vb) / (double)(na + nb - 2));
+	if (se2 == 0) {
+		/* no spread on either side: the runs repeat exactly, the difference is exact */
+		w->p = d == 0 ? 1.0 : 0.0;
+		w->df = (double)(na + nb - 2);
+		half = 0;
+	} else {
+		w->df = se2 * se2 / ((va / na) * (va / na) / (na - 1) +
+				     (vb / nb) * (vb / nb) / (nb - 1));
+		w->p = fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), w->df));
+		q = gsl_cdf_tdist_Qinv((1 - conf) / 2, w->df);
+		half = q * sqrt(se2);
+	}
+	w->est = logscale ? exp(d) : d;
+	w->lo = logscale ? exp(d - half) : d - half;
+	w->hi = logscale ? exp(d + half) : d + half;
+	return 0;
+}
+
 double welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
-	double ma, mb, va, vb, se2, t, df;
+	struct welch w;
 
-	if (na < 2 || nb < 2)
+	welch_test(a, na, b, nb, 0, STATS_CONFIDENCE, &w);
+	return w.p;
+}
+
+/* hypergeometric probability of @k failures on side a, margins fixed */
+static double hyper(long k, long fa_fb, long na, long nb)
+{
+	return exp(lgamma(na + 1.0) - lgamma(k + 1.0) - lgamma(na - k + 1.0) +
+		   lgamma(nb + 1.0) - lgamma(fa_fb - k + 1.0) - lgamma(nb - (fa_fb - k) + 1.0) -
+		   (lgamma(na + nb + 1.0) - lgamma(fa_fb + 1.0) - lgamma(na + nb - fa_fb + 1.0)));
+}
+
+double fisher_exact_p(long fa, long na, long fb, long nb, int greater)
+{
+	long f = fa + fb, k, lo, hi;
+	double pobs, p = 0;
+
+	if (na <= 0 || nb <= 0 || fa < 0 || fb < 0 || fa > na || fb > nb)
 		return NAN;
-	ma = gsl_stats_mean(a, 1, na);
-	mb = gsl_stats_mean(b, 1, nb);
-	va = gsl_stats_variance_m(a, 1, na, ma);
-	vb = gsl_stats_variance_m(b, 1, nb, mb);
-	se2 = va / na + vb / nb;
-	if (se2 == 0)
-		return ma == mb ? 1.0 : 0.0;
-	t = (ma - mb) / sqrt(se2);
-	df = se2 * se2 / ((va / na) * (va / na) / (na - 1) + (vb / nb) * (vb / nb) / (nb - 1));
-	return fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df));
+	lo = f - nb > 0 ? f - nb : 0;
+	hi = f < na ? f : na;
+	pobs = hyper(fa, f, na, nb);
+	for (k = lo; k <= hi; k++) {
+		double pk = hyper(k, f, na, nb);
+
+		/* b fails more often: a has this many failures or fewer */
+		if (greater ? k <= fa : pk <= pobs * (1 + 1e-7))
+			p += pk;
+	}
+	return fmin(1.0, p);
 }
 
-static double median_of(double *x, size_t n)
+/* indices of the non-NaN entries of @p, by ascending p; returns how many */
+static size_t sort_valid(const double *p, size_t m, size_t *idx, double *adj)
 {
-	gsl_sort(x, 1, n);
-	return gsl_stats_median_from_sorted_data(x, 1, n);
-}
-
-int ratio_ci(const double *a, size_t na, const double *b, size_t nb, double *ratio,
-	     double *lo, double *hi)
-{
-	double *ra, *rb, *boot, ma, mb;
-	gsl_rng *rng;
-	size_t i, k, nboot = 0;
-
-	*ratio = *lo = *hi = NAN;
-	if (!na || !nb)
-		return -1;
-	ra = xcalloc(na, sizeof(double));
-	rb = xcalloc(nb, sizeof(double));
-	memcpy(ra, a, na * sizeof(double));
-	memcpy(rb, b, nb * sizeof(double));
-	ma = median_of(ra, na);
-	mb = median_of(rb, nb);
-	if (ma == 0) {
-		free(ra);
-		free(rb);
-		return -1;
-	}
-	*ratio = mb / ma;
-	boot = xcalloc(STATS_BOOTSTRAP, sizeof(double));
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, STATS_SEED);
-	for (i = 0; i < STATS_BOOTSTRAP; i++) {
-		for (k = 0; k < na; k++)
-			ra[k] = a[gsl_rng_uniform_int(rng, na)];
-		for (k = 0; k < nb; k++)
-			rb[k] = b[gsl_rng_uniform_int(rng, nb)];
-		ma = median_of(ra, na);
-		mb = median_of(rb, nb);
-		if (ma != 0)
-			boot[nboot++] = mb / ma;
-	}
-	gsl_rng_free(rng);
-	if (nboot) {
-		gsl_sort(boot, 1, nboot);
-		*lo = gsl_stats_quantile_from_sorted_data(boot, 1, nboot, 0.025);
-		*hi = gsl_stats_quantile_from_sorted_data(boot, 1, nboot, 0.975);
-	}
-	free(boot);
-	free(ra);
-	free(rb);
-	return nboot ? 0 : -1;
-}
-
-void holm_adjust(const double *p, size_t m, double *adj)
-{
-	size_t *idx = xcalloc(m, sizeof(size_t)), i, j, valid = 0;
-	double run = 0;
+	size_t i, j, valid = 0;
 
 	for (i = 0; i < m; i++) {
 		adj[i] = NAN;
@@ -258,11 +269,34 @@ void holm_adjust(const double *p, size_t m, double *adj)
 			idx[j] = idx[j - 1];
 			idx[j - 1] = t;
 		}
+	return valid;
+}
+
+void holm_adjust(const double *p, size_t m, double *adj)
+{
+	size_t *idx = xcalloc(m ? m : 1, sizeof(size_t)), i, valid;
+	double run = 0;
+
+	valid = sort_valid(p, m, idx, adj);
 	for (i = 0; i < valid; i++) {
 		double v = fmin(1.0, (double)(valid - i) * p[idx[i]]);
 
 		run = fmax(run, v);
 		adj[idx[i]] = run;
+	}
+	free(idx);
+}
+
+void bh_adjust(const double *p, size_t m, double *adj)
+{
+	size_t *idx = xcalloc(m ? m : 1, sizeof(size_t)), i, valid;
+	double run = 1;
+
+	valid = sort_valid(p, m, idx, adj);
+	/* step up: the adjusted p of rank i is min over j >= i of m p_(j) / j */
+	for (i = valid; i > 0; i--) {
+		run = fmin(run, (double)valid * p[idx[i - 1]] / (double)i);
+		adj[idx[i - 1]] = run;
 	}
 	free(idx);
 }
@@ -287,83 +321,4 @@ size_t mad_outliers(const double *x, size_t n, size_t *idx)
 		if (0.6745 * fabs(x[i] - med) / mad > 3.5)
 			idx[k++] = i;
 	return k;
-}
-
-void compare_samples(const double *a, size_t na, const double *b, size_t nb,
-		     struct comparison *c)
-{
-	memset(c, 0, sizeof(*c));
-	summarize(a, na, &c->a);
-	summarize(b, nb, &c->b);
-	ratio_ci(a, na, b, nb, &c->ratio, &c->ratio_lo, &c->ratio_hi);
-	c->p_mw = mann_whitney_p(a, na, b, nb, &c->mw_exact);
-	c->p_welch = welch_p(a, na, b, nb);
-	c->p_adj = c->p_mw;
-	c->verdict = V_INCONCLUSIVE;
-}
-
-void decide(struct comparison *c, int higher_is_better, double threshold)
-{
-	double minp = mann_whitney_min_p(c->a.n, c->b.n);
-
-	c->verdict = V_INCONCLUSIVE;
-	if (c->a.n < 2 || c->b.n < 2) {
-		snprintf(c->why, sizeof(c->why), "too few runs (%zu vs %zu)", c->a.n, c->b.n);
-		return;
-	}
-	/* every run the same value, the same on both sides: no ratio needed (0 / 0 has none) */
-	if (c->a.min == c->a.max && c->b.min == c->b.max && c->a.min == c->b.min) {
-		c->verdict = V_NO_CHANGE;
-		snprintf(c->why, sizeof(c->why), "every run %.6g on both sides", c->a.min);
-		return;
-	}
-	if (isnan(c->ratio)) {
-		snprintf(c->why, sizeof(c->why), "no ratio: the stock median is 0 (p %.3g)", c->p_adj);
-		return;
-	}
-	if (!isnan(c->p_adj) && c->p_adj < STATS_ALPHA && (c->ratio_lo > 1 || c->ratio_hi < 1)) {
-		int up = c->ratio_lo > 1;
-
-		c->verdict = up == !!higher_is_better ? V_IMPROVED : V_REGRESSED;
-		snprintf(c->why, sizeof(c->why), "p %.3g < %.2f and the ratio CI excludes 1",
-			 c->p_adj, STATS_ALPHA);
-		return;
-	}
-	if (c->ratio_lo >= 1 - threshold && c->ratio_hi <= 1 + threshold) {
-		c->verdict = V_NO_CHANGE;
-		snprintf(c->why, sizeof(c->why), "ratio CI inside 1 +/- %.0f%%", threshold * 100);
-		return;
-	}
-	if (minp >= STATS_ALPHA)
-		snprintf(c->why, sizeof(c->why),
-			 "%zu vs %zu runs cannot reach p < %.2f (smallest possible p %.3f): add runs",
-			 c->a.n, c->b.n, STATS_ALPHA, minp);
-	else
-		snprintf(c->why, sizeof(c->why), "p %.3g and ratio CI %.3f-%.3f: neither a change nor "
-			 "within +/- %.0f%%", c->p_adj, c->ratio_lo, c->ratio_hi, threshold * 100);
-}
-
-enum claim_result claim_check(double pub, double lo, double hi, double tol)
-{
-	double bound = 1 + (1 - tol) * (pub - 1);
-
-	if (isnan(lo) || isnan(hi) || isnan(pub))
-		return CLAIM_INCONCLUSIVE;
-	if (pub < 1) {
-		if (hi < 1 && lo <= bound)
-			return CLAIM_REPRODUCED;
-		if (lo > bound)
-			return CLAIM_NOT_REPRODUCED;
-	} else if (pub > 1) {
-		if (lo > 1 && hi >= bound)
-			return CLAIM_REPRODUCED;
-		if (hi < bound)
-			return CLAIM_NOT_REPRODUCED;
-	} else {
-		if (lo >= 1 - tol && hi <= 1 + tol)
-			return CLAIM_REPRODUCED;
-		if (lo > 1 + tol || hi < 1 - tol)
-			return CLAIM_NOT_REPRODUCED;
-	}
-	return CLAIM_INCONCLUSIVE;
 }

@@ -1,7 +1,9 @@
 /*
- * stats.h - the statistics of a comparison, on GSL: summaries, the ratio of
- * medians with a bootstrap CI, Mann-Whitney U (exact for small samples, ties
- * handled), Welch's t-test, Holm's correction and the verdict per metric.
+ * stats.h - the statistics of a comparison, on GSL: summaries, Mann-Whitney U
+ * (exact for small samples, ties handled), Welch's t-test with its interval on
+ * log values (a ratio) or raw values (a difference), Fisher's exact test,
+ * Holm's and Benjamini-Hochberg's adjustments. The rule that turns them into
+ * a verdict is in verdict.h.
  */
 #ifndef KPAIR_STATS_H
 #define KPAIR_STATS_H
@@ -9,9 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STATS_BOOTSTRAP 10000		/* resamples for the ratio CI */
-#define STATS_SEED 20081008		/* fixed: the same data give the same CI */
 #define STATS_ALPHA 0.05
+#define STATS_CONFIDENCE 0.95		/* of every interval kpair prints */
 #define STATS_EXACT_MAX 40		/* n_a + n_b up to which Mann-Whitney is exact */
 
 struct summary {
@@ -29,11 +30,34 @@ double mann_whitney_p(const double *a, size_t na, const double *b, size_t nb, in
 double mann_whitney_min_p(size_t na, size_t nb);
 /* Welch's two-sided t-test p-value; NaN with fewer than 2 values a side */
 double welch_p(const double *a, size_t na, const double *b, size_t nb);
-/* ratio median(b) / median(a) and its percentile bootstrap 95 % CI */
-int ratio_ci(const double *a, size_t na, const double *b, size_t nb, double *ratio,
-	     double *lo, double *hi);
+
+/*
+ * Welch's t on log values (@logscale: every value > 0) or on raw values: the
+ * estimate is exp(mean log b - mean log a), the ratio of the geometric means,
+ * or mean b - mean a, with its two-sided p and a @conf interval from the
+ * t-distribution with Welch-Satterthwaite degrees of freedom. Both sides with
+ * no spread at all: p is 0 (or 1 when they agree) and the interval a point.
+ * Returns -1 (all NaN) with fewer than 2 values a side.
+ */
+struct welch {
+	double est, lo, hi;	/* ratio or difference, and its interval */
+	double p, df;
+	double sd;		/* pooled standard deviation on the test's scale */
+	int logscale;
+};
+int welch_test(const double *a, size_t na, const double *b, size_t nb, int logscale,
+	       double conf, struct welch *w);
+
+/*
+ * Fisher's exact test on a 2x2 table: failures @fa of @na runs on side a, @fb
+ * of @nb on side b. @greater: one-sided, b fails more often; else two-sided.
+ */
+double fisher_exact_p(long fa, long na, long fb, long nb, int greater);
+
 /* Holm-Bonferroni adjusted p-values, in place order; NaN entries are left out */
 void holm_adjust(const double *p, size_t m, double *adj);
+/* Benjamini-Hochberg adjusted p-values (false discovery rate), as holm_adjust */
+void bh_adjust(const double *p, size_t m, double *adj);
 
 /*
  * Robust outliers (Iglewicz and Hoaglin): values whose modified z-score
@@ -41,37 +65,5 @@ void holm_adjust(const double *p, size_t m, double *adj);
  * n); returns how many. Flagged, never dropped: the statistics keep them.
  */
 size_t mad_outliers(const double *x, size_t n, size_t *idx);
-
-enum verdict { V_IMPROVED, V_REGRESSED, V_NO_CHANGE, V_INCONCLUSIVE };
-extern const char *const verdict_names[];
-
-struct comparison {
-	struct summary a, b;
-	double ratio, ratio_lo, ratio_hi;
-	double p_mw, p_welch, p_adj;
-	int mw_exact;
-	enum verdict verdict;
-	char why[200];
-};
-
-/* everything but the verdict (which needs p_adj across metrics) */
-void compare_samples(const double *a, size_t na, const double *b, size_t nb,
-		     struct comparison *c);
-/*
- * The verdict of one metric, with c->p_adj already set: improved/regressed
- * need p_adj < alpha and a ratio CI that excludes 1; no-change needs the CI
- * inside 1 +/- @threshold; otherwise inconclusive, with the reason in c->why.
- */
-void decide(struct comparison *c, int higher_is_better, double threshold);
-
-enum claim_result { CLAIM_REPRODUCED, CLAIM_NOT_REPRODUCED, CLAIM_INCONCLUSIVE };
-extern const char *const claim_names[];
-/*
- * Is a published ratio @pub (patched/stock) supported by the measured CI?
- * Reproduced: the CI is on the published side of 1 and reaches at least
- * (1 - @tol) of the published effect; not reproduced: the CI lies wholly on
- * the other side of that bound; else inconclusive.
- */
-enum claim_result claim_check(double pub, double lo, double hi, double tol);
 
 #endif

@@ -16,9 +16,19 @@ static int perf(json_t *m)
 	return strcmp(jget_str(m, "better"), "none") != 0;
 }
 
+/* a change the runs show: improved, regressed, or either inside the threshold */
 static int decisive(json_t *m)
 {
-	return !strcmp(jget_str(m, "verdict"), "improved") || !strcmp(jget_str(m, "verdict"), "regressed");
+	int v = verdict_find(jget_str(m, "verdict"));
+
+	return v >= 0 && verdict_changed(v);
+}
+
+static int small(json_t *m)
+{
+	int v = verdict_find(jget_str(m, "verdict"));
+
+	return v == V_IMPROVED_SMALL || v == V_REGRESSED_SMALL;
 }
 
 /* "5 runs a side" or "5 stock and 4 patched runs" */
@@ -45,6 +55,16 @@ static void change_phrase(struct text *t, json_t *m, const char *name)
 	double a = fabs(lo - 1) * 100, b = fabs(hi - 1) * 100;
 	int prec;
 
+	if (!strcmp(jget_str(m, "scale"), "difference")) {
+		double d = jget_num(m, "difference");
+
+		faster = higher ? d > 0 : d < 0;
+		text_add(t, "%s on %s by %.4g %s (95 %% CI %.4g to %.4g, judged on the difference: "
+			 "the stock median is %.4g)", faster ? "better" : "worse", name, fabs(d),
+			 jget_str(m, "unit"), jget_num(m, "difference_ci_low"),
+			 jget_num(m, "difference_ci_high"), jget_num(m, "median_a"));
+		return;
+	}
 	if (fabs(r - 1) * 100 >= 9999.95) {	/* only a ratio above 1 gets here */
 		text_add(t, "%.0f times %s on %s (95 %% CI %.0f-%.0f times)", r,
 			 higher ? "faster" : "slower", name, lo, hi);
@@ -52,8 +72,9 @@ static void change_phrase(struct text *t, json_t *m, const char *name)
 	}
 	/* a CI narrower than 0.2 points gets a second decimal, so that it does not read 3.1-3.1 */
 	prec = fabs(b - a) < 0.2 ? 2 : 1;
-	text_add(t, "%.*f %% %s on %s (95 %% CI %.*f-%.*f %%)", prec, fabs(r - 1) * 100,
-		 faster ? "faster" : "slower", name, prec, a < b ? a : b, prec, a < b ? b : a);
+	text_add(t, "%.*f %% %s on %s (95 %% CI %.*f-%.*f %%%s)", prec, fabs(r - 1) * 100,
+		 faster ? "faster" : "slower", name, prec, a < b ? a : b, prec, a < b ? b : a,
+		 small(m) ? ", inside the no-change threshold" : "");
 }
 
 /* the whole comparison in one sentence */
@@ -88,9 +109,21 @@ static char *headline(json_t *metrics, double threshold, const char *la, const c
 			 threshold * 100, la);
 		runs_phrase(&t, one, la, lb);
 	} else if (n) {
+		json_t *best = NULL;
+
 		text_add(&t, "no verdict: these runs cannot tell %s from %s on any metric (", lb, la);
 		runs_phrase(&t, one, la, lb);
 		text_add(&t, ")");
+		json_object_foreach(metrics, name, m)	/* the metric fewest runs would decide */
+			if (perf(m) && json_integer_value(json_object_get(m, "runs_to_decide")) > 0 &&
+			    (!best || json_integer_value(json_object_get(m, "runs_to_decide")) <
+				      json_integer_value(json_object_get(best, "runs_to_decide"))))
+				best = m;
+		json_object_foreach(metrics, name, m)
+			if (m == best)
+				text_add(&t, "; about %lld runs a side would decide %s",
+					 (long long)json_integer_value(json_object_get(m, "runs_to_decide")),
+					 name);
 	} else {
 		text_add(&t, "nothing to compare: no run of either side measured a metric");
 	}
@@ -168,6 +201,23 @@ static void add(json_t *a, char *s)
 	free(s);
 }
 
+/* "no patched run ended ok (kernel-panic: ...)" when a side has failures and no good run */
+static char *no_good_side(json_t *cmp, const char *la, const char *lb)
+{
+	json_t *f = json_object_get(cmp, "failures");
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		json_t *s = json_object_get(f, k ? "patched" : "stock");
+
+		if (json_integer_value(json_object_get(s, "failed")) > 0 &&
+		    json_integer_value(json_object_get(s, "ok")) == 0)
+			return xasprintf("no verdict: no %s run ended ok (%s)", k ? lb : la,
+					 jget_str(s, "first_failure"));
+	}
+	return NULL;
+}
+
 json_t *summary_lines(json_t *cmp)
 {
 	json_t *out = json_array(), *metrics = json_object_get(cmp, "metrics"), *m;
@@ -177,18 +227,25 @@ json_t *summary_lines(json_t *cmp)
 	long long fa = (long long)json_integer_value(json_object_get(cmp, "failed_a"));
 	long long fb = (long long)json_integer_value(json_object_get(cmp, "failed_b"));
 
-	add(out, headline(metrics, jget_num(cmp, "threshold"), la, lb, aa));
+	{
+		char *none = no_good_side(cmp, la, lb);
+
+		add(out, none ? none : headline(metrics, jget_num(cmp, "threshold"), la, lb, aa));
+	}
 	json_object_foreach(metrics, name, m)
 		if (perf(m))
 			add(out, metric_sentence(name, m, la, lb));
 	if (claim)
 		json_array_append_new(out, json_sprintf("claim (%s): %s: %s", jget_str(claim, "source"),
 							jget_str(claim, "result"), jget_str(claim, "why")));
-	if (fa || fb)
+	if (fa || fb) {
 		json_array_append_new(out, json_sprintf("failed runs: %lld %s, %lld %s (left out of "
 							"the statistics; their result.json say why)",
 							fa, la, fb, lb));
-	else
+		if (json_is_object(json_object_get(cmp, "failures")))
+			json_array_append_new(out, json_sprintf("failures: %s", jget_str(
+				json_object_get(cmp, "failures"), "why")));
+	} else
 		json_array_append_new(out, json_string("failed runs: none"));
 	if (json_is_object(json_object_get(cmp, "sides")))
 		add(out, sides_sentence(json_object_get(cmp, "sides"), la, lb));

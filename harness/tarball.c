@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "../guest/workload.h"
+#include "spawn.h"
 #include "tarball.h"
 #include "util.h"
 

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawn.h"
 #include "util.h"
 
 int util_quiet;
@@ -134,6 +133,28 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void fmt_count(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.2f G", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.2f M", v / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.1f k", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
 double mono_now(void)
 {
 	struct timespec ts;
@@ -196,6 +217,13 @@ int path_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
+}
+
+int dir_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int read_file(const char *path, char **buf, size_t *len)
@@ -319,28 +347,6 @@ int copy_file(const char *src, const char *dst)
 	return ret;
 }
 
-int sha256_file(const char *path, char hex[65])
-{
-	const char *argv[] = { "sha256sum", "--", path, NULL };
-	struct spawn_result r = SPAWN_RESULT_INIT;
-	int ret = -1;
-
-	if (spawn_run(argv, 60000, &r) < 0) {
-		error("sha256sum '%s' did not finish", path);
-		goto out;
-	}
-	if (r.exit_code != 0 || r.out_len < 64) {
-		error("sha256sum '%s' failed: %s", path, r.err);
-		goto out;
-	}
-	memcpy(hex, r.out, 64);
-	hex[64] = '\0';
-	ret = 0;
-out:
-	spawn_result_release(&r);
-	return ret;
-}
-
 /*
  * A file's identity as stat sees it. Any write, truncate, rename over it or
  * chmod moves ctime, which no one can set back, so an equal key means the
@@ -419,23 +425,6 @@ void stamp_put(const char *stamp, const char *file, const char *value)
 
 	if (stat_key(file, key, sizeof(key), &settled) == 0 && settled)
 		cache_put(stamp, key, value);
-}
-
-int sha256_file_cached(const char *path, char hex[65])
-{
-	char *stamp = xasprintf("%s.sha256", path), *v = stamp_get(stamp, path);
-	int ret = 0;
-
-	if (v && strlen(v) == 64 && strspn(v, "0123456789abcdef") == 64) {
-		memcpy(hex, v, 65);
-	} else {
-		ret = sha256_file(path, hex);
-		if (!ret)
-			stamp_put(stamp, path, hex);
-	}
-	free(v);
-	free(stamp);
-	return ret;
 }
 
 char *path_lookup(const char *name)
@@ -613,4 +602,9 @@ double jget_num(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+json_t *jreal(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }

@@ -34,6 +34,9 @@ char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+/* a count for people: 1234567 as "1.23 M", 1500 as "1.5 k" */
+void fmt_count(char *buf, size_t len, double v);
 
 double mono_now(void);		/* CLOCK_MONOTONIC seconds */
 /* sync, then drop the host's clean page cache, dentries and inodes (root) */
@@ -43,6 +46,8 @@ char *utc_stamp(void);		/* "2026-12-02T14:39:10Z", caller frees */
 int mkdir_p(const char *path, unsigned mode);
 int rm_rf(const char *path);
 int path_exists(const char *path);
+/* @path is a directory (following links) */
+int dir_exists(const char *path);
 /* whole file into a NUL-terminated malloc'd buffer (caller frees); -1 on error */
 int read_file(const char *path, char **buf, size_t *len);
 /* write @len bytes to @path via a temp file, fsync and rename */
@@ -54,9 +59,9 @@ int write_json_atomic(const char *path, json_t *j);
 const char *jget_str(json_t *o, const char *key);
 /* @o's number member @key, NAN when it is missing or not a number */
 double jget_num(json_t *o, const char *key);
+/* a JSON number, or null for NaN and infinities (new reference) */
+json_t *jreal(double v);
 
-/* hex sha256 of a file into @hex (65 bytes), by spawning sha256sum */
-int sha256_file(const char *path, char hex[65]);
 /*
  * Stamps: a value derived from a file (its digest, a binary's version),
  * kept in @stamp with the file's stat identity (device, inode, size, mtime,
@@ -74,8 +79,6 @@ void stamp_put(const char *stamp, const char *file, const char *value);
  */
 char *cache_get(const char *path, const char *key);
 void cache_put(const char *path, const char *key, const char *value);
-/* sha256_file, remembered beside the file in "<path>.sha256" */
-int sha256_file_cached(const char *path, char hex[65]);
 /* @name as execvp would find it in $PATH, or a copy of @name when it has a '/' (caller frees) */
 char *path_lookup(const char *name);
 

@@ -60,6 +60,26 @@ no_qemu_left() {
 		! { [ "${pid:-0}" -gt 0 ] && grep -qa qemu "/proc/$pid/cmdline" 2>/dev/null; }
 }
 done_testing() { exit $((T_FAIL > 0)); }
+# kcidb_valid FILE: KCIDB JSON against the v5.0 schema (tests/golden), with format checks
+kcidb_valid() {
+	/usr/bin/python3 - "$ROOT/tests/golden/kcidb-io-schema-v5.0.json" "$1" <<'EOF'
+import json, sys, jsonschema
+schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
+try:
+    jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())
+except jsonschema.ValidationError as e:
+    print("#   invalid:", e.message[:300], "at", list(e.absolute_path))
+    sys.exit(1)
+EOF
+}
+# kcidb_ab DIR OUT: export the A/B directory DIR as KCIDB into OUT; 0 when it is valid and has a
+# test for every metric of DIR's comparison.json, named by its whole (dotted) name
+kcidb_ab() {
+	"$KPAIR" export kcidb "$1" -o "$2" >/dev/null 2>"$2.err" || { sed 's/^/#   /' "$2.err"; return 1; }
+	kcidb_valid "$2" || return 1
+	[ "$(jq -c '[.metrics | keys[]] | sort' "$1/comparison.json")" = \
+	  "$(jq -c '[.tests[] | select(.path | test("[.]ab[.]")) | .misc.metric] | sort' "$2")" ]
+}
 # the test kernel git repository (scripts/test-linux-git, made once into images/test-linux)
 test_repo() {
 	"$ROOT/scripts/test-linux-git" 2>"$WORK/test-repo.err" ||
@@ -83,4 +103,10 @@ tree_state() {
 	sha256sum <"$1/.git/index"
 	git -C "$1" stash list
 	git -C "$1" worktree list --porcelain
+}
+# headless Chromium on a page: --dump-dom to read it as rendered, --screenshot=F to look
+chromium_dom() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$WORK/chromium" "$@" 2>/dev/null
 }

@@ -3,9 +3,10 @@
 # recorded with its status and reason, retried on the same side, and counted in the verdict;
 # no side shrinks. A second kpair on the same A/B directory is refused while the first runs.
 # An A/B whose kpair is SIGKILLed mid-run resumes with nothing lost, doubled or left running.
+# A side whose warm-up and first run fail the same way stops at once.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 16
+plan 18
 job="$ROOT/configs/jobs/smoke.job"
 D="$WORK/ab"
 wait_for() { local i; for i in $(seq 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
@@ -62,4 +63,15 @@ jqt "$D/comparison.json" '.metrics.write_s.n_a == 1 and .metrics.write_s.n_b == 
 ok $? "one run a side after resume, the interrupted one's samples not counted"
 n=$(cat "$D"/runs/00[0-9]-stock/samples.jsonl "$D"/runs/00[0-9]-patched/samples.jsonl | grep -c '"type":"sample"')
 is "$n" 8 "samples on disk: 2 runs x 4, none lost, none doubled"
+
+# a failure that cannot go away: the patched side writes 200 MiB to a 128 MiB disk. Its warm-up
+# and its first run fail the same way; the A/B stops there (2 boots, not 7) and says why
+D="$WORK/certain"
+"$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" -n 3 --set params.size=4M --set disk.size=128M \
+	--patched-set params.size=200M -o "$D" >"$WORK/certain.out" 2>"$WORK/certain.err"
+is "$?/$(ls -d "$D"/runs/* | wc -l)" 3/2 "a side failing the same way twice stops the A/B: exit 3 after 2 boots"
+grep -q "every patched run fails the same way (workload-failed: .*No space left on device): stopping" "$WORK/certain.err" &&
+	jqr "$D/comparison.json" '.summary[0]' | grep -q '^no verdict: no patched run ended ok (workload-failed: .*No space left on device)$' &&
+	grep -q '^  no patched run ended ok: workload-failed: ' "$WORK/certain.out"
+ok $? "it says why, in the error, the summary and under the table"
 done_testing

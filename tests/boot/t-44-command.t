@@ -9,7 +9,7 @@
 # before boot: tests/golden.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 27
+plan 28
 val() { jqr "$DIR/result.json" ".samples[\"$1\"].values[${2:-0}]"; }
 
 prog="$WORK/kpair-prog"
@@ -83,6 +83,8 @@ is "$(jqr "$c" '.metrics.cost.better + " " + .metrics.cost.verdict')" "lower imp
 is "$(jqr "$c" .metrics.plain.better)" none "plain (things, no direction): no verdict asked"
 jqt "$c" '.metrics.score.n_a == 5 and .metrics.score.n_b == 5'
 ok $? "5 runs a side"
+kcidb_ab "$WORK/ab" "$WORK/ab.kcidb.json"
+ok $? "export kcidb of the A/B: valid KCIDB v5.0, a test for each metric ($(jq -r '[.metrics | keys[]] | join(" ")' "$c"))"
 
 "$KPAIR" export lava "$WORK/cmd.job" --kernel "$KERNEL" -o "$WORK/lava" >/dev/null 2>"$WORK/lava.err"
 [ $? = 2 ] && grep -q 'workload command needs a host-made file in the initramfs' "$WORK/lava.err"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_kernel
 [ -x /usr/bin/stress-ng ] || skip_all "no /usr/bin/stress-ng (scripts/deps installs stress-ng)"
-plan 9
+plan 10
 val() { jqr "$DIR/result.json" ".samples[\"$1\"].values[0]"; }
 
 kpair_run two "$ROOT/configs/jobs/stress-ng-pipe.job" --kernel "$KERNEL" \
@@ -32,4 +32,6 @@ is "$(jqr "$c" '.metrics["get.bogo_ops_s"].verdict')" regressed \
 is "$(jqr "$c" '.metrics["get.bogo_ops_s"].better')" higher "bogo ops/s: higher is better"
 jqt "$c" '.metrics["get.bogo_ops"].better == "none"'
 ok $? "the op count itself has no direction"
+kcidb_ab "$WORK/ab" "$WORK/ab.kcidb.json"
+ok $? "export kcidb of the A/B: valid KCIDB v5.0, a test for each dotted metric name ($(jq '.tests | length' "$WORK/ab.kcidb.json") tests)"
 done_testing

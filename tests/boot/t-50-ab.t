@@ -3,7 +3,7 @@
 # calibration flags nothing, and an A/B killed mid-way resumes with no sample lost or doubled.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 25
+plan 26
 job="$ROOT/configs/jobs/smoke.job"
 ab() { "$KPAIR" "$@" >"$WORK/ab.out" 2>"$WORK/ab.err"; }
 
@@ -22,15 +22,14 @@ jqt "$c" '.metrics.write_s | has("n_a") and has("median_b") and has("ratio_ci_hi
 ok $? "comparison.json carries the documented field names"
 grep -q "^write_s (s) .*regressed" "$WORK/ab.out"
 ok $? "terminal table shows the verdict"
+# 8 times the data: the kernel's own counters say so, in a family of their own
+jqt "$c" '[.counters.changed[].counter] | index("vmstat.pgpgout") != null and index("vmstat.nr_written") != null' &&
+	grep -q "what else changed (.* kernel counters" "$WORK/ab.out"
+ok $? "what else changed: $(jq -c '[.counters.changed[:4][] | "\(.counter) \(.change_pct | floor)%"]' "$c") of $(jqr "$c" .counters.tested) counters"
 [ -f "$WORK/big/report.html" ] && [ "$(grep -c '<h2 class="metric">' "$WORK/big/report.html")" = 2 ] &&
 	[ "$(grep -c '<svg' "$WORK/big/report.html")" = 4 ]
 ok $? "report.html: two metrics, two inline SVG plots each"
 # the page renders in headless Chromium, plots and all
-chromium_dom() {
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$WORK/chromium" "$@" 2>/dev/null
-}
 chromium_dom --dump-dom "file://$WORK/big/report.html" >"$WORK/dom.html"
 [ "$(grep -o '<svg' "$WORK/dom.html" | wc -l)" = 4 ] && grep -q 'regressed' "$WORK/dom.html"
 ok $? "report.html renders in headless Chromium with 4 plots and the verdicts"

@@ -9,22 +9,11 @@
 need_kernel
 command -v lava-run >/dev/null ||
 	{ echo "Bail out! lava-run is missing (scripts/deps installs lava-dispatcher)"; exit 1; }
-plan 30
+plan 32
 job="$ROOT/configs/jobs/smoke.job"
 # LAVA copies every image whole (2 GiB took 16 s here): a small scratch disk, the same for both
 sets=(--set params.size=16M --set disk.size=512M)
-SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
-valid() {	# valid FILE: KCIDB JSON against the schema, with format checks
-	/usr/bin/python3 - "$SCHEMA" "$1" <<'EOF'
-import json, sys, jsonschema
-schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
-try:
-    jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())
-except jsonschema.ValidationError as e:
-    print("#   invalid:", e.message[:300], "at", list(e.absolute_path))
-    sys.exit(1)
-EOF
-}
+valid() { kcidb_valid "$@"; }
 
 kpair_run kp "$job" --kernel "$KERNEL" "${sets[@]}"
 KP=$DIR
@@ -92,9 +81,9 @@ ok $? "times within 10x of kpair's run"
 shape() { jq -c '[.type, (to_entries | map(.key + ":" + (.value | type)))]' "$1" | sort; }
 is "$(shape "$WORK/echo.jsonl" | grep -v '"hello"\|"done"')" "$(shape "$KP/samples.jsonl" | grep -v '"hello"\|"done"')" \
 	"console records: the same fields and types as kpair's sample records"
-is "$(jq -r .type "$WORK/echo.jsonl" | tr '\n' ' ')" "hello sample sample sample sample done " \
-	"console records: hello, four samples, done"
-is "$(jq -r .seq "$WORK/echo.jsonl" | tr '\n' ' ')" "0 1 2 3 4 5 " "console records: seq 0..5"
+is "$(jq -r .type "$WORK/echo.jsonl" | tr '\n' ' ')" "hello sample sample sample sample counters done " \
+	"console records: hello, four samples, the kernel counters, done"
+is "$(jq -r .seq "$WORK/echo.jsonl" | tr '\n' ' ')" "0 1 2 3 4 5 6 " "console records: seq 0..6"
 is "$(jq -r 'select(.type == "hello") | .release' "$WORK/echo.jsonl")" \
 	"$(jqr "$ROOT/images/kernels/$KERNEL/kernel.json" .release)" "LAVA booted the kernel that was exported"
 
@@ -123,7 +112,8 @@ is "$(jq '[.tests[] | select(.path == "kpair.smoke")] | length' "$WORK/ab.json")
 # per metric: the ratio as number, the verdict as status, the whole comparison (raw samples too) in misc
 want=$(jq -c '.metrics | to_entries | map({m: .key, r: .value.ratio, raw: .value.raw_b,
 	s: (if .value.better == "none" then "DONE" else {"regressed": "FAIL", "improved": "PASS",
-	"no-change": "PASS", "inconclusive": "DONE"}[.value.verdict] end)})' "$C")
+	"no-change": "PASS", "inconclusive": "DONE", "improved-small": "PASS",
+	"regressed-small": "PASS"}[.value.verdict] end)})' "$C")
 got=$(jq -c '[.tests[] | select(.path | startswith("kpair.smoke.ab.")) |
 	{m: .misc.metric, r: .number.value, raw: .misc.comparison.raw_b, s: .status}]' "$WORK/ab.json")
 is "$got" "$want" "the A/B: per metric the ratio, the verdict's status and every raw sample"
@@ -144,4 +134,26 @@ jq '.order[2].side = "left"' "$C" >"$WORK/ab-miss/comparison.json"
 "$KPAIR" export kcidb "$WORK/ab-miss" -o "$WORK/bad.json" >/dev/null 2>"$WORK/bad.err"
 [ $? -eq 2 ] && grep -q "comparison.json': order.2.side: 'left', not stock or patched" "$WORK/bad.err"
 ok $? "the A/B: a bad side is an error naming the field"
+# a host-root workload: stress-ng runs the worker's own stress-ng, its / shared over virtio-9p
+S="$WORK/lava-sng"
+"$KPAIR" export lava "$ROOT/configs/jobs/stress-ng-pipe.job" --kernel "$KERNEL" --set params.ops=500 \
+	--set disk.size=256M -o "$S" >/dev/null 2>"$WORK/sng.err"
+rc=$?
+[ $rc = 0 ] && grep -q -- "-fsdev local,id=hostroot,path=/,security_model=none,readonly=on" "$S/device.yaml" &&
+	grep -q "mount_tag=hostroot" "$S/device.yaml"
+ok $? "export lava of a stress-ng job: the host root's virtio-9p share in device.yaml (exit $rc)"
+lava-run --job-id 96 --output-dir "$WORK/lava-sng-out" --device "$S/device.yaml" "$S/job.yaml" \
+	>"$WORK/lava-sng.log" 2>&1
+rc=$?
+/usr/bin/python3 - "$WORK/lava-sng.log" >"$WORK/lava-sng.tsv" <<'EOF'
+import sys, yaml
+for line in open(sys.argv[1]):
+    d = yaml.safe_load(line)
+    m = d.get("msg")
+    if d.get("lvl") == "results" and str(m.get("definition", "")).startswith("kpair-"):
+        print(m["case"], m.get("measurement", ""), m["result"], sep="\t")
+EOF
+# LAVA's case names take no dots: pipe.bogo_ops is its case pipe_bogo_ops (test_case_id keeps it)
+[ $rc = 0 ] && awk -F'\t' '$1 == "pipe_bogo_ops" && $2 + 0 == 500 && $3 == "pass" { f = 1 } END { exit !f }' "$WORK/lava-sng.tsv"
+ok $? "lava-run runs it: pipe.bogo_ops (LAVA's pipe_bogo_ops) 500 from the worker's stress-ng (exit $rc)"
 done_testing

@@ -69,8 +69,8 @@ is "$(shape "$DIR/samples.jsonl")" "$(shape "$WORK/local/samples.jsonl")" \
 	"samples.jsonl: the records of the local run (types, metrics, units, fields)"
 is "$(jq -r 'select(.type == "sample" and (.metric | endswith("_bytes"))) | .value' "$DIR/samples.jsonl" | tr '\n' ' ')" \
 	"4194304 4194304 " "the byte counts the guest measured"
-[ "$(grep -c '^kpair-record: {"type":' "$DIR/console.log")" = 6 ] && grep -q '^kpair-agent: smoke started' "$DIR/console.log"
-ok $? "console.log: the guest's console from LAVA's log, hello to done, the records unescaped"
+[ "$(grep -c '^kpair-record: {"type":' "$DIR/console.log")" = 7 ] && grep -q '^kpair-agent: smoke started' "$DIR/console.log"
+ok $? "console.log: the guest's console from LAVA's log, hello to done (counters included), the records unescaped"
 [ "$(grep -c "url: 'file:///" "$DIR/lava-job.yaml")" = 3 ] && jqt "$DIR/lava-job.json" ".id == $id"
 ok $? "lava-job.yaml: the definition as submitted, its 3 images as file:// (no --lava-serve)"
 ! grep -rqF "$(cat "$TOKEN")" "$DIR" "$WORK/lab.out" "$WORK/lab.err"

@@ -6,19 +6,7 @@
 . "$(dirname "$0")/../boot/lib.sh"
 plan 21
 EX="$ROOT/results/examples/smoke-ext4"
-SCHEMA="$ROOT/tests/golden/kcidb-io-schema-v5.0.json"
-# valid FILE: the KCIDB JSON validates against the schema (jsonschema, with format checks)
-valid() {
-	/usr/bin/python3 - "$SCHEMA" "$1" <<'EOF'
-import json, sys, jsonschema
-schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
-try:
-    jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())
-except jsonschema.ValidationError as e:
-    print("#   invalid:", e.message[:300], "at", list(e.absolute_path))
-    sys.exit(1)
-EOF
-}
+valid() { kcidb_valid "$@"; }	# lib.sh: against the KCIDB v5.0 schema
 
 "$KPAIR" export kcidb "$EX" -o "$WORK/run.json" >"$WORK/run.out" 2>&1
 ok $? "export kcidb of a run directory"

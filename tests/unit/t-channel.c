@@ -13,7 +13,7 @@
 
 #include "channel.h"
 #include "record.h"
-#include "report.h"
+#include "result.h"
 
 /* what the callback saw */
 #define SEEN_MAX 64
@@ -96,11 +96,13 @@ static const char *const valid_lines[] = {
 	"\"value\":67108864}",
 	"{\"type\":\"error\",\"seq\":3,\"stage\":\"smoke\",\"errno\":5,"
 	"\"message\":\"read at 0: Input/output error\"}",
-	"{\"type\":\"done\",\"seq\":4,\"samples\":2,\"uptime\":3.5,\"workload_s\":2.25}",
+	"{\"type\":\"counters\",\"seq\":4,\"values\":{\"vmstat.pgfault\":518,"
+	"\"meminfo.MemFree\":-119796,\"irq.LOC\":116}}",
+	"{\"type\":\"done\",\"seq\":5,\"samples\":2,\"uptime\":3.5,\"workload_s\":2.25}",
 };
 
 static const enum rec_type valid_types[] = {
-	REC_HELLO, REC_SAMPLE, REC_SAMPLE, REC_ERROR, REC_DONE,
+	REC_HELLO, REC_SAMPLE, REC_SAMPLE, REC_ERROR, REC_COUNTERS, REC_DONE,
 };
 
 #define NVALID ((int)(sizeof(valid_lines) / sizeof(valid_lines[0])))
@@ -313,11 +315,11 @@ static void test_truncated_stream(void **state)
 	assert_int_equal(channel_end(&ch), -1);
 	assert_true(ch.failed);
 	assert_false(ch.got_done);
-	assert_contains(ch.why, "stream ends inside record 4");
+	assert_contains(ch.why, "stream ends inside record 5");
 	assert_contains(ch.why, "no newline");
 	/* a second end keeps the first reason */
 	assert_int_equal(channel_end(&ch), -1);
-	assert_contains(ch.why, "stream ends inside record 4");
+	assert_contains(ch.why, "stream ends inside record 5");
 	seen_release(&s);
 
 	/* a few bytes of a first record */
@@ -526,6 +528,18 @@ static const struct bad_case bad_cases[] = {
 	     "record 1: done record: ", "workload_s", 1),
 	BAD("wrong type of a key", SAMPLE_F("\"metric\":7,\"unit\":\"s\",\"value\":1"),
 	    "record 1: sample record: ", 1),
+	BAD("counters: values not an object",
+	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":[1]}\n",
+	    "record 1: counters: values is not an object of counters", 1),
+	BAD("counters: empty",
+	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":{}}\n",
+	    "record 1: counters: values is not an object of counters", 1),
+	BAD("counters: a real value",
+	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":{\"vmstat.pgfault\":1.5}}\n",
+	    "record 1: counters: 'vmstat.pgfault' is not a name with a whole number", 1),
+	BAD2("counters: extra key",
+	     HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":{\"a\":1},\"x\":1}\n",
+	     "record 1: counters record: ", "x", 1),
 	BAD("seq skips one", HELLO(0) SAMPLE(2), "sample record has seq 2, expected 1", 1),
 	BAD("seq repeats", HELLO(0) SAMPLE(1) SAMPLE(1), "sample record has seq 1, expected 2", 2),
 	BAD("seq out of order", HELLO(0) SAMPLE(2) SAMPLE(1) DONE(3, 2),
@@ -855,6 +869,10 @@ static int fuzz_cb(void *user, enum rec_type type, json_t *rec, const char *line
 		break;
 	case REC_ERROR:
 		break;
+	case REC_COUNTERS:
+		assert_true(f->hello);
+		assert_true(json_object_size(json_object_get(rec, "values")) > 0);
+		break;
 	case REC_DONE:
 		assert_true(f->hello);
 		assert_int_equal(json_integer_value(json_object_get(rec, "samples")), f->samples);
@@ -1061,7 +1079,7 @@ static void fuzz_check_lines(const struct bytes *b)
 		r = channel_check_record(b->p + start, i - start, &type, &rec, why, sizeof(why));
 		if (r == 0) {
 			assert_non_null(rec);
-			assert_true(type >= REC_HELLO && type <= REC_DONE);
+			assert_true(type >= REC_HELLO && type <= REC_COUNTERS);
 			json_decref(rec);
 		} else {
 			assert_int_equal(r, -1);

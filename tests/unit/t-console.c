@@ -1,6 +1,6 @@
 /*
  * t-console.c - unit tests of the boot stage's console scan and run
- * classification (harness/boot.c): which console lines mark a run
+ * classification (harness/backends/vm.c): which console lines mark a run
  * (oops, BUG, WARNING, GPF, soft and hard lockups, hung tasks, RCU stalls),
  * which do not, lines split across reads, BIOS text before the kernel's, and
  * the status and reason each ending of a guest gets. The lines are real
@@ -12,7 +12,7 @@
 
 #include "unit.h"
 
-#include "boot.h"
+#include "backends/vm.h"
 #include "channel.h"
 
 #define HELLO "{\"type\":\"hello\",\"seq\":0,\"agent\":\"a\",\"workload\":\"w\",\"release\":\"r\"," \
@@ -218,7 +218,7 @@ static int error_cb(void *user, enum rec_type type, json_t *rec, const char *lin
 
 	(void)line;
 	(void)len;
-	if (type == REC_ERROR)	/* as boot.c's chain does */
+	if (type == REC_ERROR)	/* as vm.c's chain does */
 		snprintf(r->error_record, sizeof(r->error_record), "agent: %s: %s",
 			 json_string_value(json_object_get(rec, "stage")),
 			 json_string_value(json_object_get(rec, "message")));

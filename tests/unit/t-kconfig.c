@@ -1,13 +1,13 @@
 /*
  * t-kconfig.c - unit tests of forcing kpair's required options onto a
- * developer's whole .config (harness/kconfig.c): what is met stays as it is
+ * developer's whole .config (harness/kernels/kconfig.c): what is met stays as it is
  * (a module where kpair loads modules is enough), what is not is forced and
  * recorded with its old value, the forced options' old lines are dropped,
  * and what olddefconfig dropped again is reported.
  */
 #include "unit.h"
 
-#include "kconfig.h"
+#include "kernels/kconfig.h"
 
 static const char user[] =
 	"#\n# Automatically generated file; DO NOT EDIT.\n#\n"

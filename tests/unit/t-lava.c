@@ -1,10 +1,11 @@
 /*
- * t-lava.c - unit tests of the lava backend's host side (harness/lava.c,
- * harness/lava-run.c): a real LAVA job log (lava-server 2023.01, the smoke
+ * t-lava.c - unit tests of the lava backend's host side (harness/backends/lava.c,
+ * harness/backends/lava-run.c): a real LAVA job log (lava-server 2023.01, the smoke
  * job, tests/unit/data/lava-job.log) gives the channel the agent's six records
  * and console.log the console lines with the records unescaped; a record LAVA
  * cut or mangled stops the channel; the token file must be 0600 and the
- * options reject what they cannot use. Run from the project directory.
+ * options reject what they cannot use; the LAVA job of a run asks for the
+ * machine kpair's own QEMU command line has. Run from the project directory.
  */
 #include <sys/stat.h>
 
@@ -13,8 +14,10 @@
 /* gcc 12 at -O2 takes the pointers into log_text()'s buffer for pointers to its local */
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
 
+#include "backends/lava.h"
+#include "backends/vm.h"
 #include "channel.h"
-#include "lava.h"
+#include "config.h"
 #include "util.h"
 
 struct seen {
@@ -178,6 +181,88 @@ static void test_serve_paths(void **state)
 		assert_false(lava_serve_path_ok(bad[i]));
 }
 
+/* the words of @cmd (spawn_cmdline's quoting: '...' around words with spaces), in order */
+static int words(const char *cmd, char w[][256], int max)
+{
+	int n = 0;
+
+	while (*cmd && n < max) {
+		size_t k = 0;
+
+		cmd += strspn(cmd, " ");
+		if (*cmd == '\'') {
+			for (cmd++; *cmd && *cmd != '\'' && k < 255; cmd++)
+				w[n][k++] = *cmd;
+			cmd += *cmd == '\'';
+		} else {
+			for (; *cmd && *cmd != ' ' && k < 255; cmd++)
+				w[n][k++] = *cmd;
+		}
+		w[n++][k] = '\0';
+	}
+	return n;
+}
+
+/*
+ * One run, two ways: every machine option of the QEMU backend's command line
+ * (not its files, sockets and console) is in the LAVA job's extra_options, and
+ * the job asks for nothing of the machine that the command line does not have
+ */
+static void test_job_matches_qemu(void **state)
+{
+	static const char *const own[] = { "-name", "-pidfile", "-kernel", "-initrd", "-append",
+					   "-chardev", "-serial", "-drive", NULL };
+	static char w[64][256];
+	struct target t;
+	struct vm_spec s = { .name = "t", .kernel = "/k", .initrd = "/i", .append = "console=ttyS0",
+			     .accel = "tcg", .memory = 1ULL << 30, .cpus = 2,
+			     .icount = "shift=0,sleep=off", .cpu = -1, .io_cpu = -1 };
+	char *cmd, *job, *p, item[300];
+	int n, i, k, checked = 0;
+
+	(void)state;
+	target_init(&t);
+	assert_int_equal(target_load(&t, "x86_64"), 0);
+	s.target = &t;
+	s.disks[0] = (struct vm_disk){ "/d", "none", 0 };
+	s.ndisks = 1;
+	cmd = qemu_command(&s, 3, 4);
+	job = lava_job_definition(&s, "");
+	assert_non_null(job);
+	n = words(cmd, w, 64);
+	for (i = 1; i < n; i++) {
+		const char *val = i + 1 < n && w[i + 1][0] != '-' ? w[i + 1] : NULL;
+
+		for (k = 0; own[k] && strcmp(w[i], own[k]); k++)
+			;
+		if (w[i][0] != '-' || own[k] || !strcmp(w[i], "-nographic") ||
+		    (!strcmp(w[i], "-device") && val && !strncmp(val, t.blk_dev, strlen(t.blk_dev))))
+			continue;
+		if (!strcmp(w[i], "-m")) {	/* LAVA's qemu device type takes it from the context */
+			assert_non_null(strstr(job, "\n  memory: 1024\n"));
+			continue;
+		}
+		snprintf(item, sizeof(item), "  - '%s%s%s'\n", w[i], val ? " " : "", val ? val : "");
+		if (!strstr(job, item))
+			fail_msg("QEMU's %s %s is not in the LAVA job", w[i], val ? val : "");
+		checked++;
+	}
+	assert_true(checked >= 10);
+	/* and the other way: what the job adds is LAVA's console and the results port's sink */
+	for (p = job; (p = strstr(p, "\n  - '")); p++) {
+		char opt[256];
+
+		snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(p + 6, "'"), p + 6);
+		if (!strcmp(opt, "-serial stdio") || !strcmp(opt, "-chardev file,id=res,path=/dev/null"))
+			continue;
+		if (!strstr(cmd, strchr(opt, ' ') ? strchr(opt, ' ') + 1 : opt))
+			fail_msg("the LAVA job's %s is not in QEMU's command line", opt);
+	}
+	free(cmd);
+	free(job);
+	target_release(&t);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -186,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_serve_paths),
+		cmocka_unit_test(test_job_matches_qemu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

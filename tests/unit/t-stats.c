@@ -8,9 +8,14 @@
  *   asymptotic p: scipy.stats.mannwhitneyu(method='asymptotic', use_continuity=True);
  *   Welch p: scipy.stats.ttest_ind(equal_var=False);
  *   summaries: numpy.mean, numpy.std(ddof=1), numpy.median, numpy.quantile;
- *   Holm: the step-down procedure of Holm (1979) worked by hand.
- * The primary-endpoint case is worked by hand too: 5 vs 5 fully apart gives the smallest
- * exact p, 2/252 = 0.0079; eight metrics in one Holm family multiply it by 8.
+ *   Holm: the step-down procedure of Holm (1979) worked by hand;
+ *   Benjamini-Hochberg: the step-up procedure (1995) worked by hand;
+ *   Welch's interval: numpy means and variances (ddof=1), the Welch-Satterthwaite
+ *     df and scipy.stats.t.ppf, on log values and raw; its p equals ttest_ind's;
+ *   Fisher: scipy.stats.fisher_exact (alternative 'less' for "b fails more").
+ * The family cases are worked by hand: 5 vs 5 fully apart gives the smallest exact rank
+ * p, 2/252 = 0.0079, doubled 0.0159 (the rule's Bonferroni over its two tests); Welch on
+ * those runs is far below it. Eight such metrics under Benjamini-Hochberg keep 0.0159.
  */
 #include "unit.h"
 
@@ -18,6 +23,7 @@
 
 #include "compare.h"
 #include "stats.h"
+#include "verdict.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -149,67 +155,122 @@ static void test_holm(void **state)
 		assert_close(adj[i], want[i], 1e-12);
 }
 
-static void test_ratio_ci(void **state)
+static void test_bh(void **state)
 {
-	double a[40], b[40], r, lo, hi, r2, lo2, hi2;
+	static const double p[] = { 0.01, 0.04, 0.03, 0.005, NAN };
+	/* ranks 1..4: 0.005*4/1 = 0.02, 0.01*4/2 = 0.02, 0.03*4/3 = 0.04, 0.04*4/4 = 0.04 */
+	static const double want[] = { 0.02, 0.04, 0.04, 0.02, NAN };
+	static const double all[] = { 2.0 / 252, 2.0 / 252, 2.0 / 252 };
+	double adj[N(p)];
 	size_t i;
 
 	(void)state;
-	/* b is a exactly scaled by 1.1: every bootstrap ratio is near 1.1 */
-	for (i = 0; i < N(a); i++)
-		a[i] = 100 + (double)((i * 37) % 11);
-	for (i = 0; i < N(a); i++)
-		b[i] = a[(i * 7) % N(a)] * 1.1;
-	assert_int_equal(ratio_ci(a, N(a), b, N(b), &r, &lo, &hi), 0);
-	assert_close(r, 1.1, 1e-12);
-	assert_true(lo <= r && r <= hi);
-	assert_true(lo > 1.03 && hi < 1.17);
-	/* fixed seed: the same data give the same interval */
-	ratio_ci(a, N(a), b, N(b), &r2, &lo2, &hi2);
-	assert_true(lo == lo2 && hi == hi2);
-	/* identical constant samples: a point interval at 1 */
-	for (i = 0; i < N(a); i++)
-		a[i] = b[i] = 5;
-	ratio_ci(a, N(a), b, N(b), &r, &lo, &hi);
-	assert_true(r == 1 && lo == 1 && hi == 1);
-	/* a zero median has no ratio */
-	a[0] = 0;
-	assert_int_equal(ratio_ci(a, 1, b, 1, &r, &lo, &hi), -1);
-	assert_true(isnan(r));
+	bh_adjust(p, N(p), adj);
+	for (i = 0; i < N(p); i++)
+		assert_close(adj[i], want[i], 1e-12);
+	/* every p at the floor: nothing to pay for the family when all moved */
+	bh_adjust(all, N(all), adj);
+	for (i = 0; i < N(all); i++)
+		assert_close(adj[i], 2.0 / 252, 1e-12);
+}
+
+static void test_welch_interval(void **state)
+{
+	static const double a[] = { 3.1, 2.9, 3.3, 3.0, 2.8 }, b[] = { 3.4, 3.2, 3.6, 3.5, 3.05 };
+	static const double z[] = { 0, 0, 0, 0, 0 }, bz[] = { 76000, 75990, 76010, 76005, 75995 };
+	static const double k[] = { 2, 2, 2 }, k2[] = { 3, 3, 3 };
+	struct welch w;
+
+	(void)state;
+	assert_int_equal(welch_test(a, 5, b, 5, 1, 0.95, &w), 0);
+	assert_close(w.est, 1.10904526617, 1e-9);
+	assert_close(w.lo, 1.00817997742, 1e-9);
+	assert_close(w.hi, 1.22000181512, 1e-9);
+	assert_close(w.p, 0.0367815614928, 1e-8);
+	assert_close(w.df, 7.96507253564, 1e-8);
+	assert_int_equal(welch_test(a, 5, b, 5, 0, 0.95, &w), 0);
+	assert_close(w.est, 0.33, 1e-9);
+	assert_close(w.lo, 0.024630899462, 1e-8);
+	assert_close(w.hi, 0.635369100538, 1e-8);
+	assert_close(w.p, 0.0374689353855, 1e-8);
+	/* a side with no spread: the other side's df, n - 1 */
+	assert_int_equal(welch_test(z, 5, bz, 5, 0, 0.95, &w), 0);
+	assert_close(w.lo, 75990.1837842, 1e-9);
+	assert_close(w.hi, 76009.8162158, 1e-9);
+	assert_close(w.df, 4, 1e-12);
+	assert_true(w.p < 1e-15);
+	/* no spread on either side: the difference is exact */
+	assert_int_equal(welch_test(k, 3, k2, 3, 1, 0.95, &w), 0);
+	assert_close(w.est, 1.5, 1e-12);
+	assert_true(w.lo == w.est && w.hi == w.est && w.p == 0);
+	assert_int_equal(welch_test(k, 3, k, 3, 1, 0.95, &w), 0);
+	assert_true(w.p == 1);
+	assert_int_equal(welch_test(a, 1, b, 5, 1, 0.95, &w), -1);
+	assert_true(isnan(w.est) && isnan(w.p));
+}
+
+static void test_fisher(void **state)
+{
+	(void)state;
+	/* stock 0 of 5 failed, patched 3 of 8 */
+	assert_close(fisher_exact_p(0, 5, 3, 8, 1), 0.1958041958041958, 1e-12);
+	assert_close(fisher_exact_p(0, 5, 3, 8, 0), 0.23076923076923078, 1e-12);
+	assert_close(fisher_exact_p(1, 10, 7, 10, 0), 0.019766611097880447, 1e-12);
+	assert_close(fisher_exact_p(1, 10, 7, 10, 1), 0.009883305548940223, 1e-12);
+	/* the other way round: b fails less, "b fails more" cannot be shown */
+	assert_true(fisher_exact_p(7, 10, 1, 10, 1) > 0.99);
+	assert_true(isnan(fisher_exact_p(0, 0, 1, 2, 1)));
 }
 
 static void test_verdicts(void **state)
 {
 	static const double s3[] = { 10, 10.1, 9.9 }, f3[] = { 7, 7.1, 6.9 };
+	static const double n3[] = { 10, 12, 8 }, m3[] = { 9, 11.5, 8.5 };
 	double a[12], b[12];
 	struct comparison c;
 	size_t i;
 
 	(void)state;
-	/* 3 vs 3 with a 30 % drop: no rank test can say so; the engine must not say no-change */
+	/* 3 vs 3 with a clean 30 % drop: no rank test can see it, Welch on log values does */
 	compare_samples(s3, 3, f3, 3, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
+	assert_int_equal(c.verdict, V_IMPROVED);
+	assert_contains(c.why, "Welch on log values");
+	assert_close(c.p, 2 * c.p_welch, 1e-12);
+	/* 3 vs 3 at a 20 % spread: inconclusive, and it says how many runs would decide */
+	compare_samples(n3, 3, m3, 3, &c);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_INCONCLUSIVE);
-	assert_contains(c.why, "cannot reach p < 0.05");
+	assert_true(c.runs_to_decide > 3);
+	assert_contains(c.why, "runs a side would decide it");
 	/* 12 vs 12, patched 20 % faster on a lower-is-better metric */
 	for (i = 0; i < 12; i++) {
 		a[i] = 10 + 0.05 * (double)(i % 5);
 		b[i] = 8 + 0.05 * (double)((i * 3) % 5);
 	}
 	compare_samples(a, 12, b, 12, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_IMPROVED);
-	decide(&c, 1, 0.02);
+	decide(&c, 1, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_REGRESSED);
+	/* +0.3 % at a 0.15 % spread: real, but inside the 2 % threshold */
+	for (i = 0; i < 12; i++) {
+		a[i] = 10 + 0.01 * (double)(i % 5);
+		b[i] = a[(i * 5) % 12] * 1.003;
+	}
+	compare_samples(a, 12, b, 12, &c);
+	decide(&c, 0, 0.02, STATS_ALPHA);
+	assert_int_equal(c.verdict, V_REGRESSED_SMALL);
+	assert_contains(c.why, "smaller than the threshold");
 	/* the same distribution on both sides: no change within 2 % */
 	for (i = 0; i < 12; i++)
 		b[i] = a[(i * 5) % 12];
 	compare_samples(a, 12, b, 12, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_NO_CHANGE);
 	/* n = 1 */
 	compare_samples(a, 1, b, 12, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_INCONCLUSIVE);
 	assert_contains(c.why, "too few runs");
 }
@@ -219,22 +280,30 @@ static void test_degenerate(void **state)
 {
 	static const double z[] = { 0, 0, 0, 0, 0 }, k[] = { 5, 5, 5, 5, 5 };
 	static const double v[] = { 5, 5.2, 4.9, 5.1, 5.05 };
+	static const double mt[] = { 76000, 76000, 76000, 76000, 76000 };
 	struct comparison c;
 
 	(void)state;
 	compare_samples(z, 5, z, 5, &c);	/* 0 / 0: no ratio, yet nothing changed */
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_NO_CHANGE);
 	assert_contains(c.why, "every run 0 on both sides");
 	compare_samples(k, 5, k, 5, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_NO_CHANGE);
-	compare_samples(z, 5, v, 5, &c);	/* stock 0: no ratio, and not "too few runs" */
-	decide(&c, 0, 0.02);
-	assert_int_equal(c.verdict, V_INCONCLUSIVE);
-	assert_contains(c.why, "stock median is 0");
+	/* seed 001's mtime_dirty_delta_us: 0 in every stock run, 76000 in every patched one */
+	compare_samples(z, 5, mt, 5, &c);
+	decide(&c, 0, 0.02, STATS_ALPHA);
+	assert_int_equal(c.scale, SCALE_DIFFERENCE);
+	assert_int_equal(c.verdict, V_REGRESSED);
+	assert_close(c.diff, 76000, 1e-12);
+	assert_contains(c.why, "judged on the difference: the stock median is 0");
+	compare_samples(z, 5, v, 5, &c);	/* stock 0: judged on the difference */
+	decide(&c, 0, 0.02, STATS_ALPHA);
+	assert_int_equal(c.verdict, V_REGRESSED);
+	assert_true(isnan(c.ratio) && c.diff_lo > 4.8);
 	compare_samples(z, 1, k, 1, &c);
-	decide(&c, 0, 0.02);
+	decide(&c, 0, 0.02, STATS_ALPHA);
 	assert_int_equal(c.verdict, V_INCONCLUSIVE);
 	assert_contains(c.why, "too few runs (1 vs 1)");
 }
@@ -297,11 +366,15 @@ static void test_mad_outliers(void **state)
 	assert_int_equal(mad_outliers(x, 2, idx), 0);
 }
 
-/* @claim NULL: one Holm family of eight; else read_s is the primary endpoint */
-static void eight_metrics(struct cmp *c, const char *claim)
+/*
+ * @claim NULL: one Benjamini-Hochberg family of eight; else read_s is the primary.
+ * read_s moved (its runs wholly apart, rank p 0.0079, but noisy: Welch p on log values
+ * 0.0154), the seven others did not.
+ */
+static void eight_metrics(struct cmp *c, const char *claim, const char *primary)
 {
 	static const double fast[] = { 1.0, 1.1, 1.2, 1.3, 1.4 };
-	static const double slow[] = { 2.0, 2.1, 2.2, 2.3, 2.4 };
+	static const double slow[] = { 1.45, 1.6, 1.8, 2.2, 3.0 };
 	char name[16];
 	int i;
 
@@ -315,34 +388,129 @@ static void eight_metrics(struct cmp *c, const char *claim)
 	}
 	if (claim)
 		cmp_set_claim(c, claim, "lower", NULL, NULL, "+50%", "unit test", NULL);
+	if (primary)
+		cmp_set_primary(c, primary, PRIMARY_OPTION);
 	cmp_compute(c);
 }
 
-static void test_primary_endpoint(void **state)
+static void test_families(void **state)
 {
 	struct cmp c;
 
 	(void)state;
-	eight_metrics(&c, NULL);
+	eight_metrics(&c, NULL, NULL);
 	assert_int_equal(c.primary, -1);
+	assert_int_equal(c.secondaries, 8);
 	assert_close(c.m[0].c.p_mw, 2.0 / 252, 1e-12);
-	assert_close(c.m[0].c.p_adj, 8 * 2.0 / 252, 1e-12);
+	assert_close(c.m[0].c.p_welch, 0.015410869107835292, 1e-8);
+	assert_close(c.m[0].c.p, 4.0 / 252, 1e-12);
+	/* Benjamini-Hochberg: the smallest of eight p times 8 / 1 */
+	assert_close(c.m[0].c.p_adj, 32.0 / 252, 1e-12);
 	assert_int_equal(c.m[0].c.verdict, V_INCONCLUSIVE);
+	assert_int_equal(c.m[1].c.verdict, V_INCONCLUSIVE);	/* a 13 % spread: +/- 2 % unseen */
+	assert_int_equal(cmp_outcome(&c), OUTCOME_PASS);
 	cmp_release(&c);
 
-	eight_metrics(&c, "read_s");
+	eight_metrics(&c, "read_s", NULL);
 	assert_int_equal(c.primary, 0);
-	assert_close(c.m[0].c.p_adj, 2.0 / 252, 1e-12);	/* alone: not corrected */
+	assert_int_equal(c.primary_source, PRIMARY_CLAIM);
+	assert_close(c.m[0].c.p_adj, 4.0 / 252, 1e-12);	/* alone: not corrected */
 	assert_int_equal(c.m[0].c.verdict, V_REGRESSED);
-	assert_close(c.m[1].c.p_adj, 1.0, 1e-12);	/* the other seven: Holm among themselves */
+	assert_int_equal(c.secondaries, 7);
+	assert_close(c.m[1].c.p_adj, 1.0, 1e-12);	/* the other seven among themselves */
 	assert_int_equal(c.claim.result, CLAIM_REPRODUCED);
+	assert_int_equal(cmp_outcome(&c), OUTCOME_REGRESSED);
+	assert_int_equal(outcome_exit(cmp_outcome(&c)), 1);
+	cmp_release(&c);
+
+	/* --metric names the primary without a claim */
+	eight_metrics(&c, NULL, "read_s");
+	assert_int_equal(c.primary, 0);
+	assert_int_equal(c.primary_source, PRIMARY_OPTION);
+	assert_int_equal(c.m[0].c.verdict, V_REGRESSED);
 	cmp_release(&c);
 
 	/* a claim on a metric that was not measured names no primary: one family again */
-	eight_metrics(&c, "write_s");
+	eight_metrics(&c, "write_s", NULL);
 	assert_int_equal(c.primary, -1);
-	assert_close(c.m[0].c.p_adj, 8 * 2.0 / 252, 1e-12);
+	assert_close(c.m[0].c.p_adj, 8 * c.m[0].c.p, 1e-12);
 	cmp_release(&c);
+}
+
+/* every metric moved by a clean 6 %: all are called at 5 runs a side (Holm called none) */
+static void test_all_moved(void **state)
+{
+	static const double a[] = { 100, 100.01, 99.99, 100.02, 99.98 };
+	double b[5];
+	char name[16];
+	struct cmp c;
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 5; k++)
+		b[k] = a[(k + 2) % 5] * 1.06;
+	cmp_init(&c, 0.02);
+	for (i = 0; i < 15; i++) {
+		snprintf(name, sizeof(name), "job%d.bw", i);
+		cmp_add_values(&c, 0, name, "MiB/s", BETTER_HIGHER, a, 5);
+		cmp_add_values(&c, 1, name, "MiB/s", BETTER_HIGHER, b, 5);
+	}
+	cmp_compute(&c);
+	for (i = 0; i < 15; i++)
+		assert_int_equal(c.m[i].c.verdict, V_IMPROVED);
+	cmp_release(&c);
+}
+
+/* failed runs: Fisher on the counts, and the guest's own failures on one side only */
+static void test_failures(void **state)
+{
+	static const char *const ok_run =
+		"{\"status\": \"ok\", \"samples\": {\"t_s\": {\"unit\": \"s\", \"values\": [1.0]}}}";
+	struct cmp c;
+	json_t *ok = json_loads(ok_run, 0, NULL), *panic = json_pack("{s:s}", "status", "kernel-panic");
+	json_t *killed = json_pack("{s:s}", "status", "qemu-died");
+	int i;
+
+	(void)state;
+	/* stock 5 ok; patched 5 ok and 1 panic: too few to test, not the host's: blocks a pass */
+	cmp_init(&c, 0.02);
+	for (i = 0; i < 5; i++) {
+		cmp_add_result(&c, 0, ok);
+		cmp_add_result(&c, 1, ok);
+	}
+	cmp_add_result(&c, 1, panic);
+	cmp_compute(&c);
+	assert_int_equal(c.fail.kind, FAIL_UNEXPLAINED);
+	assert_int_equal(cmp_outcome(&c), OUTCOME_FAILURES);
+	assert_int_equal(outcome_exit(cmp_outcome(&c)), 3);
+	cmp_release(&c);
+	/* the same with QEMU killed on the host: chance, a pass */
+	cmp_init(&c, 0.02);
+	for (i = 0; i < 5; i++) {
+		cmp_add_result(&c, 0, ok);
+		cmp_add_result(&c, 1, ok);
+	}
+	cmp_add_result(&c, 1, killed);
+	cmp_compute(&c);
+	assert_int_equal(c.fail.kind, FAIL_CHANCE);
+	assert_int_equal(cmp_outcome(&c), OUTCOME_PASS);
+	cmp_release(&c);
+	/* patched fails 7 of 12, stock none of 5 (host failures): Fisher p 0.0407, a regression */
+	cmp_init(&c, 0.02);
+	for (i = 0; i < 5; i++) {
+		cmp_add_result(&c, 0, ok);
+		cmp_add_result(&c, 1, ok);
+	}
+	for (i = 0; i < 7; i++)
+		cmp_add_result(&c, 1, killed);
+	cmp_compute(&c);
+	assert_int_equal(c.fail.kind, FAIL_MORE);
+	assert_close(c.fail.p_more, fisher_exact_p(0, 5, 7, 12, 1), 1e-12);
+	assert_int_equal(cmp_outcome(&c), OUTCOME_REGRESSED);
+	cmp_release(&c);
+	json_decref(ok);
+	json_decref(panic);
+	json_decref(killed);
 }
 
 int main(void)
@@ -355,13 +523,17 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_asymptotic),
 		cmocka_unit_test(test_min_p),
 		cmocka_unit_test(test_holm),
-		cmocka_unit_test(test_ratio_ci),
+		cmocka_unit_test(test_bh),
+		cmocka_unit_test(test_welch_interval),
+		cmocka_unit_test(test_fisher),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_change_format),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_mad_outliers),
-		cmocka_unit_test(test_primary_endpoint),
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_all_moved),
+		cmocka_unit_test(test_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

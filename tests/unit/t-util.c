@@ -7,8 +7,8 @@
  */
 #include <sys/stat.h>
 
+#include "spawn.h"
 #include "unit.h"
-
 #include "util.h"
 
 static void test_temp_dir(void **state)

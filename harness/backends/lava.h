@@ -1,0 +1,96 @@
+/*
+ * lava.h - the lava backend: each run is one LAVA job on a lab's QEMU device,
+ * submitted through LAVA's REST API (v0.2) with libcurl. The run's kernel,
+ * initramfs and scratch disk go to the worker as file:// URLs (a worker on
+ * this host, or one that sees the same paths), or over HTTP from kpair itself
+ * (--lava-serve, lava-serve.c); the guest's records come back
+ * from the job log, where the agent echoes them (kpair.echo=1), and go
+ * through the same strict channel parser as a local run's.
+ */
+#ifndef KPAIR_LAVA_H
+#define KPAIR_LAVA_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "backends/vm.h"
+
+struct lava_conf {
+	const char *url;		/* the lab's base URL, e.g. http://lab:8007/ */
+	const char *token_file;		/* 0600 file holding the API token */
+	const char *device_type;	/* "qemu" unless told */
+	int insecure;			/* TLS peer and host not verified (--lava-insecure) */
+	double queue_timeout;		/* seconds a job may wait to start (--lava-queue-timeout) */
+	const char *serve;		/* ADDR:PORT kpair serves the images at (--lava-serve) */
+	const char *serve_url;		/* the URL workers reach it at (--lava-serve-url) */
+};
+extern struct lava_conf lava_conf;
+
+/* the lava backend's options (--lava-url ...): their indexes in lava_opts[] */
+enum {
+	LAVA_OPT_URL,
+	LAVA_OPT_TOKEN_FILE,
+	LAVA_OPT_DEVICE_TYPE,
+	LAVA_OPT_INSECURE,
+	LAVA_OPT_QUEUE_TIMEOUT,
+	LAVA_OPT_SERVE,
+	LAVA_OPT_SERVE_URL,
+	LAVA_OPT_LAST = LAVA_OPT_SERVE_URL,
+};
+/* the options and their usage lines, for backend_lava */
+extern const struct backend_opt lava_opts[];
+extern const char lava_usage[];
+
+/* lava_opts[@i] given: into lava_conf; -1 with an error if its value is bad */
+int lava_option(int i, const char *arg);
+/*
+ * Before any run: the URL and token file are given, the token file is 0600,
+ * the server answers, takes the token and knows the device type. -1 with an
+ * error that says which.
+ */
+int lava_preflight(void);
+/*
+ * --lava-serve: start serving (from lava_preflight). A run's files are a set
+ * under a random token: lava_serve_open() makes one, lava_serve_add() puts a
+ * file in it and gives its URL (NULL with an error), lava_serve_close() ends
+ * it. lava_serving() is true once the server runs.
+ */
+#define LAVA_TOKEN_LEN 32
+int lava_serve_start(void);
+int lava_serve_open(char tok[LAVA_TOKEN_LEN + 1]);
+char *lava_serve_add(const char *tok, const char *label, const char *path);
+void lava_serve_close(const char *tok);
+int lava_serving(void);
+/* a request path the server would look up: "/<token>/<label>" */
+int lava_serve_path_ok(const char *url);
+
+/* "lava_url", "lava_token_file", "lava_device_type" into / from a plan (ab resume) */
+void lava_conf_save(json_t *plan);
+void lava_conf_load(json_t *plan);
+/* the same, then lava_preflight: a resumed A/B talks to the same lab, checked again */
+int lava_plan_load(json_t *plan);
+
+
+/* for lava-run.c: one request under api/v0.2/ (POST when @body), its HTTP code or -1 */
+struct text;
+long lava_http(const char *path, const char *body, struct text *out);
+/* GET as a JSON object (new reference), NULL with an error; *code the HTTP code or -1 */
+json_t *lava_get(const char *path, const char *what, long *code);
+
+/*
+ * A LAVA job log (YAML, one "- {dt, lvl, msg}" flow mapping a line; @text is
+ * changed): its console lines (lvl target or feedback) to @log and @con, the
+ * records the agent echoed there into @ch. Returns the number of console lines.
+ */
+struct channel;
+int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con);
+
+struct vm_spec;
+/*
+ * The LAVA job of a run (lava-run.c): its images file:// URLs, or under @tok when
+ * kpair serves them (""), the machine from backends/qemu-args.c; NULL with an error
+ */
+char *lava_job_definition(const struct vm_spec *s, const char *tok);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# profile: why a change happened. kpair's TCG plugin counts the instructions each kernel
+# function executes (exact, no sampling) and a shadow call stack the calls between them:
+# - kpair profile on Debian's kernel names functions from the guest's /proc/kallsyms
+#   (modules included) and the counts add up;
+# - ab --profile on the planted slowdown (configs/patches/bisect-demo 1..3: a 300 ms busy
+#   wait in vfs_fsync_range) names vfs_fsync_range and its new call first, in comparison.json,
+#   the terminal summary and report.html (rendered by Chromium);
+# - an A/A with --profile in the precise mode: the largest per-function delta is tiny (seen:
+#   0.006 % and 0.16 % of the total; the virtio-serial port's polling is what moves) and no
+#   "why" is made up;
+# - a backend that cannot load a plugin is refused before anything runs;
+# - every run's result.json has the kernel counters that moved over its workload, and an
+#   A/A calls none of them changed ("what else changed", a family of its own).
+# Runs after t-85-bisect.t, which builds the series' kernels (cached in images/).
+. "$(dirname "$0")/lib.sh"
+need_kernel
+plan 17
+job="$ROOT/configs/jobs/smoke.job"
+
+# 1. one profiled run of Debian's kernel
+"$KPAIR" profile "$job" --kernel "$KERNEL" --set params.size=4M -o "$WORK/p1" >"$WORK/p1.out" 2>"$WORK/p1.err"
+is $? 0 "kpair profile exits 0"
+p="$WORK/p1/profile.json"
+jqt "$p" '.symbols_from == "kallsyms" and .symbols > 10000 and .kernel > 100000000'
+ok $? "profile.json: $(jqr "$p" .symbols) symbols from the guest's kallsyms, $(jqr "$p" .kernel) kernel instructions"
+jqt "$p" '([.functions[]] | add) == .kernel and .total == .kernel + .user'
+ok $? "the functions add up to the kernel's count, kernel and user to the total"
+jqt "$p" '[.functions | keys[] | select(endswith(" [ext4]"))] | length > 10'
+ok $? "functions of modules are named with their module (ext4: $(jqr "$p" '[.functions | keys[] | select(endswith(" [ext4]"))] | length'))"
+grep -q "^profile: .* instructions, .* in the kernel" "$WORK/p1.out" && [ "$(grep -c '^  .* %  ' "$WORK/p1.out")" = 10 ]
+ok $? "the terminal shows the top 10 functions"
+jqt "$WORK/p1/result.json" '.profile.file == "profile.json"'
+ok $? "result.json names the profile"
+jqt "$WORK/p1/result.json" '.counters["vmstat.pgpgout"] > 0 and .counters["stat.ctxt"] > 0 and (.counters | keys | map(select(startswith("meminfo."))) | length) > 0'
+ok $? "result.json: the kernel counters' deltas over the workload ($(jqr "$WORK/p1/result.json" '.counters | length') moved)"
+
+# 2. the planted slowdown
+P="$ROOT/configs/patches/bisect-demo"
+stock=$("$KPAIR" kernel build --source linux-source-6.1 2>/dev/null | tail -1 | cut -d' ' -f1)
+slow=$("$KPAIR" kernel build --source linux-source-6.1 --patch "$P/0001-read-write-comment.patch" \
+	--patch "$P/0002-uname-suffix.patch" --patch "$P/0003-fsync-delay.patch" 2>/dev/null | tail -1 | cut -d' ' -f1)
+# the precise mode: the busy wait is 300 M instructions on every run and the rest repeats, so
+# one run a side is enough for the profile (the verdicts are not what is tested here)
+"$KPAIR" ab "$job" --stock "$stock" --patched "$slow" -n 1 --warmup 0 --set params.size=4M \
+	--set job.mode=icount --set disk.backing=ram --profile -o "$WORK/slow" >"$WORK/slow.out" 2>"$WORK/slow.err"
+rc=$?
+c="$WORK/slow/comparison.json"
+[ $rc -le 1 ] && jqt "$c" '.profile.origin.function == "vfs_fsync_range" and .profile.origin.because == "a new call" and .profile.origin.stock_calls == 0'
+ok $? "ab --profile: the origin is vfs_fsync_range's new call ($(jq -c '.profile.origin | [.function, .callee, .because, .patched_calls]' "$c"))"
+jqt "$c" '(.profile.functions | map(.delta) | add) + .profile.rest.delta + .profile.user.delta == .profile.total.delta'
+ok $? "the function deltas, the rest and user space add up to the total delta"
+grep -A2 "where the instructions went" "$WORK/slow.out" | tr '\n' ' ' | tr -s ' ' | grep -q "why: vfs_fsync_range -> "
+ok $? "the terminal summary says why: $(grep -A1 'where the instructions went' "$WORK/slow.out" | tr -s ' ' | tr '\n' ' ' | cut -c1-160)"
+chromium_dom --dump-dom "file://$WORK/slow/report.html" >"$WORK/dom.html"
+grep -q '<h2 id="profile">Where the instructions went</h2>' "$WORK/dom.html" &&
+	grep -q '<b>Why:</b> <code>vfs_fsync_range</code>' "$WORK/dom.html" &&
+	grep -q '<table class="profile">' "$WORK/dom.html"
+ok $? "report.html, rendered by Chromium: 'Where the instructions went', why, and the table"
+chromium_dom --window-size=1200,1600 --screenshot="$WORK/profile.png" "file://$WORK/slow/report.html#profile" >/dev/null
+[ "$(stat -c %s "$WORK/profile.png" 2>/dev/null || echo 0)" -gt 20000 ]
+ok $? "and a screenshot of it is not blank"
+
+kcidb_ab "$WORK/slow" "$WORK/slow.kcidb" &&
+	jqt "$WORK/slow.kcidb" '[.tests[] | select(.path | endswith(".ab")) | .misc.profile.origin.function] == ["vfs_fsync_range"]' &&
+	jqt "$WORK/slow.kcidb" '[.tests[] | select(.misc.counters != null)] | length >= 2'
+ok $? "export kcidb: valid KCIDB v5, the A/B's test carries the profile diff, each run's its counters"
+
+# 3. A/A in the precise mode
+"$KPAIR" calibrate "$job" --kernel "$KERNEL" -n 3 --warmup 0 --set params.size=4M \
+	--set job.mode=icount --set disk.backing=ram --profile -o "$WORK/aa" >"$WORK/aa.out" 2>"$WORK/aa.err"
+a="$WORK/aa/comparison.json"
+share=$(jq '100 * .profile.largest_abs_delta / .profile.total.stock' "$a")
+awk -v s="$share" 'BEGIN { exit !(s < 0.5) }'
+ok $? "A/A, precise mode: the largest per-function delta is $(jqr "$a" .profile.largest_abs_delta) instructions, ${share} % of $(jqr "$a" .profile.total.stock)"
+jqt "$a" '.profile.origin == null'
+ok $? "and no why is made up from it (total delta $(jqr "$a" .profile.total.delta_pct) %)"
+jqt "$a" '.counters.tested > 20 and (.counters.changed | length) == 0' && grep -q "what else changed: none of" "$WORK/aa.out"
+ok $? "A/A: none of $(jqr "$a" .counters.tested) kernel counters is called changed"
+
+# 4. a backend without plugins
+"$KPAIR" ab "$job" --kernel "$KERNEL" --backend libvirt --profile -o "$WORK/lv" >/dev/null 2>"$WORK/lv.err"
+rc=$?
+[ $rc = 2 ] && grep -q "the libvirt backend cannot" "$WORK/lv.err" && [ ! -e "$WORK/lv" ]
+ok $? "--profile with --backend libvirt: refused before anything runs ($(head -1 "$WORK/lv.err"))"
+done_testing
