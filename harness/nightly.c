@@ -429,6 +429,7 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	ab_opts_init(&o);
 	o.job_path = xstrdup(job_path);
 	o.runs = (int)n->runs;
+	o.runs_given = 1;	/* the nightly file's runs stand, as -n does */
 	o.seed = n->seed;
 	o.retries = (int)n->retries;
 	parse_threshold(n->threshold, &o.threshold);

@@ -200,6 +200,9 @@ int build_install(const struct tree *t, const struct build_spec *spec, const str
 		      "version", t->version, "fragment", spec->fragment, "key", key,
 		      "patches", patches, "build_s", secs, "log", log);
 	patches = NULL;
+	if (j)	/* how it was compiled: build_s with a warm ccache is not a build's cost */
+		json_object_set_new(json_object_get(j, "source"), "ccache",
+				    json_boolean(kmake_uses_ccache()));
 	if (j && extra)
 		json_object_update(json_object_get(j, "source"), extra);
 	if (j && strstr(cfg, "\nCONFIG_MODULES=y\n"))

@@ -448,7 +448,8 @@ int kernel_build(const struct build_spec *spec, char **id)
 			close(lock);
 	}
 	if (!ret)
-		info("build: %s built in %.1f s", *id, mono_now() - t0);
+		info("build: %s built in %.1f s%s", *id, mono_now() - t0,
+		     kmake_uses_ccache() ? " (through ccache)" : "");
 out_prekey:
 	if (!ret && pre) {
 		char *d = xasprintf("%s/prekeys", t.work);

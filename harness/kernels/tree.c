@@ -66,12 +66,66 @@ int tree_open(const struct build_spec *spec, struct tree *t)
 	return t->kind->ready ? t->kind->ready(spec, t) : 0;
 }
 
+int kmake_uses_ccache(void)
+{
+	static int have = -1;
+	const char *off = getenv("KPAIR_CCACHE");
+
+	if (off && !strcmp(off, "0"))
+		return 0;
+	if (have < 0) {
+		const char *argv[] = { "ccache", "--version", NULL };
+		struct spawn_result r = SPAWN_RESULT_INIT;
+
+		have = spawn_run(argv, 10000, &r) == 0 && r.exit_code == 0;
+		spawn_result_release(&r);
+	}
+	return have;
+}
+
+/*
+ * ccache, when it is installed (KPAIR_CCACHE=0 turns it off): every tree's objects in one
+ * cache, images/ccache unless CCACHE_DIR names the user's own, with base_dir the directory
+ * that holds both the source and the O= directory, so that the same file compiled the same
+ * way in another tree (a git revision of the same source, kpair's default build of a second
+ * kind of source) is a hit: in images/build every tree is <work>/src beside <work>/obj.
+ * Returns "CC=ccache <cross>gcc" (caller frees) or NULL.
+ */
+static char *ccache_cc(const struct tree *t, const struct karch *ka)
+{
+	size_t n = 0;
+
+	if (!kmake_uses_ccache())
+		return NULL;
+	if (!getenv("CCACHE_DIR")) {
+		char *dir = xasprintf("%s/images/ccache", kpair_root());
+
+		setenv("CCACHE_DIR", dir, 1);
+		free(dir);
+	}
+	while (t->src[n] && t->src[n] == t->obj[n])	/* the common parent directory */
+		n++;
+	while (n && t->src[n - 1] != '/')
+		n--;
+	if (n > 1 && t->src[0] == '/') {
+		char *base = xasprintf("%.*s", (int)(n - 1), t->src);
+
+		setenv("CCACHE_BASEDIR", base, 1);
+		free(base);
+	} else {
+		unsetenv("CCACHE_BASEDIR");
+	}
+	return xasprintf("CC=ccache %sgcc", ka->cross);
+}
+
 int kmake_var(const struct tree *t, const struct karch *ka, const char *what, const char *var,
 	      int jobs, const char *log, int timeout_ms)
 {
 	char *o = xasprintf("O=%s", t->obj), *a = xasprintf("ARCH=%s", ka->arch);
 	char *c = xasprintf("CROSS_COMPILE=%s", ka->cross), *j = xasprintf("-j%d", jobs);
-	const char *argv[] = { "make", "-C", t->src, o, a, c, j, what, var, NULL };
+	char *cc = ccache_cc(t, ka);
+	const char *argv[] = { "make", "-C", t->src, o, a, c, j, cc ? cc : what, cc ? what : var,
+			       cc ? var : NULL, NULL };
 	struct spawn_result r = SPAWN_RESULT_INIT;
 	int fd, ret = -1;
 
@@ -81,8 +135,8 @@ int kmake_var(const struct tree *t, const struct karch *ka, const char *what, co
 	}
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		dprintf(fd, "$ make %s %s %s %s %s %s\n%s%s\n", o, a, c, j, what, var ? var : "",
-			r.out, r.err);
+		dprintf(fd, "$ make %s %s %s %s %s%s%s%s %s\n%s%s\n", o, a, c, j, cc ? "'" : "",
+			cc ? cc : "", cc ? "' " : "", what, var ? var : "", r.out, r.err);
 		close(fd);
 	}
 	if (r.exit_code) {
@@ -97,6 +151,7 @@ int kmake_var(const struct tree *t, const struct karch *ka, const char *what, co
 	ret = 0;
 out:
 	spawn_result_release(&r);
+	free(cc);
 	free(o);
 	free(a);
 	free(c);

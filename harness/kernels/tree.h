@@ -53,11 +53,13 @@ struct karch {
 	const char *image_path;
 };
 
-/* make -C src O=obj ARCH= CROSS_COMPILE= -jN @what [@var], logged to @log */
+/* make -C src O=obj ARCH= CROSS_COMPILE= -jN [CC='ccache gcc'] @what [@var], logged to @log */
 int kmake_var(const struct tree *t, const struct karch *ka, const char *what, const char *var,
 	      int jobs, const char *log, int timeout_ms);
 int kmake(const struct tree *t, const struct karch *ka, const char *what, int jobs,
 	  const char *log, int timeout_ms);
+/* 1 when kmake compiles through ccache (installed, and KPAIR_CCACHE is not 0) */
+int kmake_uses_ccache(void);
 
 /* the kernel architecture of Debian architecture @arch, or NULL */
 const struct karch *karch_find(const char *arch);
@@ -89,10 +91,5 @@ extern const struct tree_kind tree_package, tree_dir, tree_git;
 int tree_open(const struct build_spec *spec, struct tree *t);
 void tree_release(struct tree *t);
 
-/* make -C src O=obj ARCH= CROSS_COMPILE= -jN @what [@var], logged to @log */
-int kmake_var(const struct tree *t, const struct karch *ka, const char *what, const char *var,
-	      int jobs, const char *log, int timeout_ms);
-int kmake(const struct tree *t, const struct karch *ka, const char *what, int jobs,
-	  const char *log, int timeout_ms);
 
 #endif

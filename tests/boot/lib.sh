@@ -8,7 +8,8 @@ T_NUM=0
 T_FAIL=0
 mkdir -p "$ROOT/results"
 WORK=$(mktemp -d "$ROOT/results/.test-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# KPAIR_TEST_KEEP=1 keeps the test's files (named on stderr) to look at after a failure
+if [ -n "${KPAIR_TEST_KEEP:-}" ]; then echo "# files kept in $WORK" >&2; else trap 'rm -rf "$WORK"' EXIT; fi
 
 plan() { echo "1..$1"; }
 ok() {	# ok CONDITION-STATUS DESCRIPTION
@@ -20,6 +21,7 @@ ok() {	# ok CONDITION-STATUS DESCRIPTION
 		echo "#   Failed test $T_NUM - $2 ($(basename "$0"))" >&2	# prove shows stderr
 		T_FAIL=$((T_FAIL + 1))
 	fi
+	return $(($1 != 0))	# ok ... || diagnostics
 }
 is() {	# is GOT WANT DESCRIPTION
 	[ "$1" = "$2" ]

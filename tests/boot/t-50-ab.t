@@ -78,7 +78,11 @@ n_before=$(ls "$WORK"/res/runs/[0-9][0-9][0-9]-*/result.json | wc -l)
 [ "$n_before" -ge 3 ] && [ "$n_before" -lt 6 ]
 ok $? "killed after $n_before of 6 runs"
 "$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
-is $? 0 "resume finishes the A/B"
+rc=$?
+# 0 or 1: finished (1: it calls a change; in real time the runs after the kill can differ
+# from those before it, the host's state having moved, and 3 runs a side see it)
+[ $rc -le 1 ] && grep -q "^ab: .* 6 runs$" "$WORK/resume.out"
+ok $? "resume finishes the A/B (exit $rc)"
 c="$WORK/res/comparison.json"
 jqt "$c" '.metrics.write_s.n_a == 3 and .metrics.write_s.n_b == 3'
 ok $? "three runs a side after resume: none lost, none doubled"

@@ -74,9 +74,11 @@ share=$(jq '100 * .profile.largest_abs_delta / .profile.total.stock' "$a")
 awk -v s="$share" 'BEGIN { exit !(s < 0.5) }'
 ok $? "A/A, precise mode: the largest per-function delta is $(jqr "$a" .profile.largest_abs_delta) instructions, ${share} % of $(jqr "$a" .profile.total.stock)"
 jqt "$a" '.profile.origin == null'
-ok $? "and no why is made up from it (total delta $(jqr "$a" .profile.total.delta_pct) %)"
+ok $? "and no why is made up from it (total delta $(jqr "$a" .profile.total.delta_pct) %)" ||
+	jq -c '.profile.origin' "$a" | sed 's/^/#   origin: /' >&2
 jqt "$a" '.counters.tested > 20 and (.counters.changed | length) == 0' && grep -q "what else changed: none of" "$WORK/aa.out"
-ok $? "A/A: none of $(jqr "$a" .counters.tested) kernel counters is called changed"
+ok $? "A/A: none of $(jqr "$a" .counters.tested) kernel counters is called changed" ||
+	jq -c '.counters.changed' "$a" | sed 's/^/#   changed: /' >&2
 
 # 4. a backend without plugins
 "$KPAIR" ab "$job" --kernel "$KERNEL" --backend libvirt --profile -o "$WORK/lv" >/dev/null 2>"$WORK/lv.err"
