@@ -42,8 +42,9 @@ json_t *history_last_good(json_t *index, const char *date, const char *key, cons
 		if (strcmp(d, date) >= 0 || (best_date && strcmp(d, best_date) <= 0))
 			continue;
 		json_array_foreach(json_object_get(n, "entries"), k, e)
-			if (!strcmp(jget_str(e, "key"), key) && !strcmp(jget_str(e, "status"), "passed") &&
-			    json_is_string(json_object_get(e, "kernel"))) {
+			if (!strcmp(jget_str(e, "key"), key) && json_is_string(json_object_get(e, "kernel")) &&
+			    (json_object_get(e, "baseline_ok") ? json_is_true(json_object_get(e, "baseline_ok")) :
+			     !strcmp(jget_str(e, "status"), "passed"))) {
 				best = e;
 				best_date = d;
 			}
@@ -73,6 +74,31 @@ static void metric_message(struct text *t, const char *name, json_t *m)
 		 (long long)json_integer_value(json_object_get(m, "n_b")));
 }
 
+/*
+ * A metric's testcase fails when the change points judge the entry (3 nights or more) and
+ * one for the worse was first confirmed tonight; before that, when the A/B regressed it.
+ * The change point's sentence into @why (caller frees) when it is the reason.
+ */
+static int metric_fails(json_t *e, const char *name, json_t *m, char **why)
+{
+	json_t *cp = json_object_get(e, "changepoints"), *c;
+	size_t i;
+
+	*why = NULL;
+	if (!cp || json_object_get(cp, "note"))
+		return !strcmp(jget_str(m, "verdict"), "regressed");
+	json_array_foreach(json_object_get(cp, "new"), i, c)
+		if (!strcmp(jget_str(c, "metric"), name) && json_is_true(json_object_get(c, "worse"))) {
+			*why = xasprintf("change point: %s %+.1f %% (95 %% CI %+.1f to %+.1f %%) from %s, "
+					 "p %.2g", jget_str(c, "kind"), jget_num(c, "change_pct"),
+					 100 * (jget_num(c, "ci_low") - 1),
+					 100 * (jget_num(c, "ci_high") - 1), jget_str(c, "night_label"),
+					 jget_num(c, "p"));
+			return 1;
+		}
+	return 0;
+}
+
 static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, int *fails,
 			int *errs)
 {
@@ -81,8 +107,12 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 	int nt = (int)json_object_size(metrics) + infra, nf = 0;
 	const char *name;
 
-	json_object_foreach(metrics, name, m)
-		nf += !strcmp(jget_str(m, "verdict"), "regressed");
+	json_object_foreach(metrics, name, m) {
+		char *w;
+
+		nf += metric_fails(e, name, m, &w);
+		free(w);
+	}
 	text_add(x, "  <testsuite name=\"");
 	text_esc(x, jget_str(e, "key"));
 	text_add(x, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.1f\" timestamp=\"", nt, nf,
@@ -97,6 +127,7 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 	text_add(x, "\"/>\n    </properties>\n");
 	json_object_foreach(metrics, name, m) {
 		struct text msg = { 0 };
+		char *cpwhy = NULL;
 
 		metric_message(&msg, name, m);
 		text_add(x, "    <testcase classname=\"kpair.nightly.");
@@ -104,15 +135,15 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 		text_add(x, "\" name=\"");
 		text_esc(x, name);
 		text_add(x, "\" time=\"0\">\n");
-		if (!strcmp(jget_str(m, "verdict"), "regressed")) {
+		if (metric_fails(e, name, m, &cpwhy)) {
 			text_add(x, "      <failure type=\"regressed\" message=\"");
-			text_esc(x, msg.s);
+			text_esc(x, cpwhy ? cpwhy : msg.s);
 			text_add(x, "; baseline ");
 			text_esc(x, jget_str(json_object_get(e, "baseline"), "kernel"));
 			text_add(x, ", tonight ");
 			text_esc(x, jget_str(e, "kernel"));
 			text_add(x, "\">");
-			text_esc(x, jget_str(m, "why"));
+			text_esc(x, cpwhy ? msg.s : jget_str(m, "why"));
 			text_add(x, "</failure>\n");
 		} else {
 			text_add(x, "      <system-out>");
@@ -120,6 +151,7 @@ static void junit_entry(struct text *x, json_t *night, json_t *e, int *tests, in
 			text_add(x, "</system-out>\n");
 		}
 		text_add(x, "    </testcase>\n");
+		free(cpwhy);
 		free(msg.s);
 	}
 	if (infra) {
@@ -194,7 +226,52 @@ static void y_range(double *lo, double *hi, double v)
 		*hi = v;
 }
 
-/* one trend plot of @metric: tonight's median per night and entry, regressed nights marked */
+static long night_at(json_t *nights, const char *date)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(nights, i, n)
+		if (date && !strcmp(jget_str(n, "date"), date))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * The change points of @metric the newest night's analysis confirmed (nightly-cp.c), as
+ * gnuplot marks: a step a dashed line before its first night, a drift a shaded band
+ */
+static void cp_marks(struct text *sc, json_t *nights, const char *metric)
+{
+	json_t *last = json_array_get(nights, json_array_size(nights) - 1), *e, *c;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(last, "entries"), i, e) {
+		json_t *list = json_object_get(json_object_get(json_object_get(e, "changepoints"),
+							       "metrics"), metric);
+
+		json_array_foreach(list, k, c) {
+			long a = night_at(nights, jget_str(c, "night_label"));
+			long b = night_at(nights, jget_str(c, "end_label"));
+
+			if (a < 0 || !json_is_true(json_object_get(c, "confirmed")))
+				continue;
+			if (!strcmp(jget_str(c, "kind"), "step"))
+				text_add(sc, "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 "
+					 "lw 2 lc rgb '#0050c0'\nset label '%s step %+.1f %%' at %.1f, "
+					 "graph 0.95 left offset 0.5,0 tc rgb '#0050c0'\n", a - 0.5, a - 0.5,
+					 jget_str(e, "key"), jget_num(c, "change_pct"), a - 0.5);
+			else if (b >= a)
+				text_add(sc, "set object rect from %.1f, graph 0 to %.1f, graph 1 behind "
+					 "fc rgb '#ffe8a0' fs solid 0.6 noborder\nset label '%s drift %+.1f %%'"
+					 " at %.1f, graph 0.9 left offset 0.5,0\n", a - 0.5, b + 0.5,
+					 jget_str(e, "key"), jget_num(c, "change_pct"), a - 0.5);
+		}
+	}
+}
+
+/* one trend plot of @metric: tonight's median per night and entry, regressed nights
+ * marked, the change points of the newest analysis drawn */
 static int trend_plot(const char *pdir, const char *metric, const char *unit, json_t *nights,
 		      struct text *h)
 {
@@ -245,6 +322,7 @@ static int trend_plot(const char *pdir, const char *metric, const char *unit, js
 	if (lo == hi)
 		text_add(&sc, "set yrange [%.17g:%.17g]\n", lo - (lo ? fabs(lo) * 0.1 : 1),
 			 hi + (hi ? fabs(hi) * 0.1 : 1));
+	cp_marks(&sc, nights, metric);
 	text_add(&sc, "plot ");
 	json_object_foreach(keys, key, n) {
 		char *dp = xasprintf("%s/%s-%s.dat", pdir, metric, key);

@@ -15,8 +15,9 @@
 /* @root/index.json, or an empty index when there is none (new reference; NULL: unreadable) */
 json_t *history_load(const char *root);
 /*
- * The entry @key of the latest night before @date in which it passed
- * (borrowed from @index), its night's date in *night; NULL when none.
+ * The entry @key of the latest night before @date that may be a baseline (its
+ * "baseline_ok": a night that showed no change; in an index from before it, one that
+ * passed), borrowed from @index, its night's date in *night; NULL when none.
  */
 json_t *history_last_good(json_t *index, const char *date, const char *key, const char **night);
 /* summary.json and junit.xml of @night (borrowed) in @dir */

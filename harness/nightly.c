@@ -393,6 +393,9 @@ static int baseline_for(const struct nightly *n, json_t *index, const char *date
 				o->side[0].sets[o->side[0].nset++] = xstrdup(json_string_value(v));
 		json_object_set_new(e, "baseline", json_pack("{s:s, s:s, s:O}", "rule", n->rule,
 				    "night", night, "kernel", json_object_get(good, "kernel")));
+		if (*n->base_kernel)	/* the pinned reference, kept beside the moving baseline */
+			json_object_set_new(json_object_get(e, "baseline"), "reference",
+					    json_string(n->base_kernel));
 		return 0;
 	}
 	if (*n->base_kernel) {
@@ -521,7 +524,7 @@ static char *today(void)
 
 int nightly_run(const struct nightly *n, const char *date)
 {
-	char *targets[NIGHTLY_MAX], *jobs[NIGHTLY_MAX], *root, *ndir, *d, *started = utc_stamp();
+	char *targets[NIGHTLY_MAX], *jobs[NIGHTLY_MAX], *root, *ndir, *d, *started = utc_stamp(), *cpl;
 	json_t *index, *entries = json_array(), *night, *kernels = json_object(), *e;
 	int nt, nj, t, j, infra = 0, regressed = 0, ret = 2;
 	double t0 = mono_now();
@@ -579,6 +582,7 @@ int nightly_run(const struct nightly *n, const char *date)
 		}
 		free(tonight);
 	}
+	nightly_changepoints(index, root, d, entries);
 	json_array_foreach(entries, i, e) {
 		const char *st = json_string_value(json_object_get(e, "status"));
 
@@ -593,9 +597,11 @@ int nightly_run(const struct nightly *n, const char *date)
 			  "kernels", kernels, "entries", entries);
 	if (history_write_night(ndir, night) < 0 || history_update(root, index, night) < 0)
 		ret = 2;
-	printf("nightly %s: %s (exit %d) in %.0f s -> %s/summary.json, %s/junit.xml, %s/index.html\n",
-	       d, json_string_value(json_object_get(night, "status")), ret, mono_now() - t0, ndir,
+	cpl = nightly_cp_line(entries);
+	printf("nightly %s: %s (exit %d)%s in %.0f s -> %s/summary.json, %s/junit.xml, %s/index.html\n",
+	       d, json_string_value(json_object_get(night, "status")), ret, cpl, mono_now() - t0, ndir,
 	       ndir, root);
+	free(cpl);
 	json_decref(night);
 out:
 	json_decref(index);

@@ -10,6 +10,7 @@
 #ifndef KPAIR_NIGHTLY_H
 #define KPAIR_NIGHTLY_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -35,9 +36,19 @@ int nightly_load(struct nightly *n, const char *path, char *const *sets, int nse
 
 /*
  * One night (@date "YYYY-MM-DD", NULL: today). Returns the exit status:
- * 0 no regression, 1 at least one regressed metric, 2 an infrastructure
+ * 0 no regression, 1 a change for the worse first confirmed tonight (with fewer
+ * than 3 nights: a metric the night's A/B called regressed), 2 an infrastructure
  * failure (a kernel that could not be had, a run that failed).
  */
 int nightly_run(const struct nightly *n, const char *date);
+
+/*
+ * nightly-cp.c: the change points of each entry of @entries (tonight's, @date) over the
+ * nights of @index and tonight, into each entry's "changepoints"; sets its status from
+ * them (the A/B's kept as "ab_status") once there are 3 nights or more.
+ */
+void nightly_changepoints(json_t *index, const char *root, const char *date, json_t *entries);
+/* ", no new change point in N series", ", 1 new change point: ...", or "" (caller frees) */
+char *nightly_cp_line(json_t *entries);
 
 #endif
