@@ -222,26 +222,10 @@ out:
 	return ret;
 }
 
-/* @arg as one shell word: quoted in '' when it holds anything but plain characters */
-static void shell_word(struct text *t, const char *arg)
-{
-	const char *p;
-
-	if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			   "0123456789_./=:,+-@%") == strlen(arg)) {
-		text_add(t, " %s", arg);
-		return;
-	}
-	text_add(t, " '");
-	for (p = arg; *p; p++)
-		text_add(t, *p == '\'' ? "'\\''" : "%c", *p);
-	text_add(t, "'");
-}
-
 static void option(struct text *t, const char *name, const char *value)
 {
 	text_add(t, " %s", name);
-	shell_word(t, value);
+	text_shell_word(t, value);
 }
 
 char *ab_command(const struct ab_opts *o)
@@ -253,7 +237,7 @@ char *ab_command(const struct ab_opts *o)
 	if (!strncmp(job, root, strlen(root)) && job[strlen(root)] == '/')
 		job += strlen(root) + 1;	/* from the repository's top, as the README runs it */
 	text_add(&t, "harness/kpair %s", o->calibrate ? "calibrate" : "ab");
-	shell_word(&t, job);
+	text_shell_word(&t, job);
 	if (o->calibrate) {
 		option(&t, "--kernel", o->side[0].kernel);
 	} else {
@@ -279,8 +263,13 @@ char *ab_command(const struct ab_opts *o)
 		text_add(&t, " --warmup %d", o->warmup);
 	if (o->jobs > 1)
 		text_add(&t, " -j %d", o->jobs);
-	if (o->backend)
+	if (o->backend) {
+		const struct backend *b = backend_find(o->backend);
+
 		option(&t, "--backend", o->backend);
+		if (b && b->command)	/* its own options, so that the line reruns it */
+			b->command(&t);
+	}
 	if (o->uri)
 		option(&t, "--uri", o->uri);
 	for (i = 0; i < o->nhosts; i++)

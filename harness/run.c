@@ -184,6 +184,19 @@ static int run_load(struct run *r)
 	kid = o->kernel ? o->kernel : r->target.kernel;
 	if (!*kid)
 		return error("no --kernel, and target '%s' names no default kernel", r->target.name);
+	if (!o->kernel && !kernel_in_store(kid)) {	/* the target's default, fetched as make kernel does */
+		char *spec = xasprintf("debian:%s", kid);
+		int got;
+
+		info("run: target '%s''s default kernel %s is not in the store: fetching it",
+		     r->target.name, kid);
+		got = kernel_fetch(spec, &r->kernel);
+		free(spec);
+		if (got < 0)
+			return -1;
+		kernel_release(&r->kernel);
+		kernel_init(&r->kernel);
+	}
 	if (kernel_load(kid, &r->kernel) < 0) {
 		if (!kernel_in_store(kid)) {
 			char *spec = kernel_fetch_hint(kid, r->target.kernel);
@@ -209,7 +222,7 @@ static int run_load(struct run *r)
 		return -1;
 	r->agent = xasprintf("%s/%s", kpair_root(), r->target.agent);
 	if (!path_exists(r->agent))
-		return error("guest agent '%s' is missing (run make)", r->agent);
+		return error("guest agent '%s' is missing (%s)", r->agent, AGENT_HINT);
 	r->run_id = make_run_id(&r->job);
 	r->dir = o->out_dir ? xstrdup(o->out_dir) :
 		xasprintf("%s/results/%s", kpair_root(), r->run_id);

@@ -176,6 +176,35 @@ static char *mode_sentence(json_t *job)
 	return t.s;
 }
 
+/*
+ * A kernel in the user's words: a git build as the revision they gave, its commit and
+ * subject ("main at 3a3d44854de8 \"fs: ...\""), an imported build as its release and where it
+ * came from; else the store id (a Debian package's is its ABI and flavour already).
+ */
+static void kernel_words(struct text *t, json_t *side)
+{
+	json_t *k = json_object_get(side, "kernel"), *src = json_object_get(k, "source");
+	json_t *git = json_object_get(src, "git");
+	const char *id = jget_str(side, "kernel_id");
+
+	if (json_is_object(git) && strlen(jget_str(git, "commit")) >= 12) {
+		const char *rev = jget_str(git, "rev"), *commit = jget_str(git, "commit");
+		size_t np = json_array_size(json_object_get(src, "patches"));
+
+		if (*rev && strncmp(commit, rev, strlen(rev)))
+			text_add(t, "%s at ", rev);
+		text_add(t, "%.12s \"%s\"", commit, jget_str(git, "subject"));
+		if (np)
+			text_add(t, " + %zu patch%s", np, np > 1 ? "es" : "");
+		text_add(t, " [%s]", id);
+	} else if (!strcmp(jget_str(src, "type"), "import") && *jget_str(k, "release")) {
+		text_add(t, "%s (imported from %s) [%s]", jget_str(k, "release"),
+			 jget_str(src, "path"), id);
+	} else {
+		text_add(t, "%s", id);
+	}
+}
+
 /* "compared: stock 6.1.0-57-amd64; patched 6.1.0-57-amd64 with job.cmdline=..." */
 static char *sides_sentence(json_t *sides, const char *la, const char *lb)
 {
@@ -187,7 +216,8 @@ static char *sides_sentence(json_t *sides, const char *la, const char *lb)
 	text_add(&t, "compared:");
 	for (k = 0; k < 2; k++) {
 		s = json_object_get(sides, k ? "patched" : "stock");
-		text_add(&t, "%s %s %s", k ? ";" : "", k ? lb : la, jget_str(s, "kernel_id"));
+		text_add(&t, "%s %s ", k ? ";" : "", k ? lb : la);
+		kernel_words(&t, s);
 		json_array_foreach(json_object_get(s, "sets"), i, v)
 			text_add(&t, "%s%s", i ? ", " : " with ", json_string_value(v));
 	}

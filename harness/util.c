@@ -608,3 +608,19 @@ json_t *jreal(double v)
 {
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
+
+void text_shell_word(struct text *t, const char *arg)
+{
+	const char *p;
+
+	if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789_./=:,+-@%") == strlen(arg)) {
+		text_add(t, " %s", arg);
+		return;
+	}
+	text_add(t, " '");
+	for (p = arg; *p; p++)
+		text_add(t, *p == '\'' ? "'\\''" : "%c", *p);
+	text_add(t, "'");
+}
+

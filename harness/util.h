@@ -28,6 +28,8 @@ struct text {
 void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* append @s with & < > " ' escaped, for HTML and XML text and attribute values */
 void text_esc(struct text *t, const char *s);
+/* " @arg" as one shell word: quoted in '' when it holds anything but plain characters */
+void text_shell_word(struct text *t, const char *arg);
 
 /* malloc'd printf; aborts on out-of-memory. Caller frees. */
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
@@ -84,6 +86,9 @@ char *path_lookup(const char *name);
 
 /* the project root: $KPAIR_ROOT, else the directory above the kpair binary */
 const char *kpair_root(void);
+/* what makes a missing guest agent: the cross compilers first for the other targets */
+#define AGENT_HINT "run make; the i386 and arm64 agents need the cross compilers first: " \
+	"scripts/deps cross, then make"
 
 /* a plain name (run ids, file names): 1-64 of [A-Za-z0-9._+-], not starting with '.' or '-' */
 int name_ok(const char *s);

@@ -514,5 +514,6 @@ const struct backend backend_lava = {
 	.preflight = lava_preflight,
 	.plan_save = lava_conf_save,
 	.plan_load = lava_plan_load,
+	.command = lava_command,
 	.run = lava_run,
 };

@@ -236,6 +236,30 @@ void lava_conf_save(json_t *plan)
 	json_object_set_new(plan, "lava", l);
 }
 
+/* the lab's options for a rerun line: the token's file, never the token */
+void lava_command(struct text *t)
+{
+	static const struct { int opt; const char *const *value; } words[] = {
+		{ LAVA_OPT_URL, &lava_conf.url }, { LAVA_OPT_TOKEN_FILE, &lava_conf.token_file },
+		{ LAVA_OPT_SERVE, &lava_conf.serve }, { LAVA_OPT_SERVE_URL, &lava_conf.serve_url },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (*words[i].value) {
+			text_add(t, " --%s", lava_opts[words[i].opt].name);
+			text_shell_word(t, *words[i].value);
+		}
+	if (strcmp(lava_conf.device_type, "qemu")) {
+		text_add(t, " --%s", lava_opts[LAVA_OPT_DEVICE_TYPE].name);
+		text_shell_word(t, lava_conf.device_type);
+	}
+	if (lava_conf.queue_timeout != 600)
+		text_add(t, " --%s %g", lava_opts[LAVA_OPT_QUEUE_TIMEOUT].name, lava_conf.queue_timeout);
+	if (lava_conf.insecure)
+		text_add(t, " --%s", lava_opts[LAVA_OPT_INSECURE].name);
+}
+
 int lava_plan_load(json_t *plan)
 {
 	lava_conf_load(plan);

@@ -26,6 +26,8 @@ struct lava_conf {
 	const char *serve_url;		/* the URL workers reach it at (--lava-serve-url) */
 };
 extern struct lava_conf lava_conf;
+/* the lab's options onto a rerun command line (backend_lava.command) */
+void lava_command(struct text *t);
 
 /* the lava backend's options (--lava-url ...): their indexes in lava_opts[] */
 enum {

@@ -126,6 +126,8 @@ enum backend_cap {
  * with their help, what it can do, its check before any run, what it keeps in
  * an A/B's plan for resume, and the run itself.
  */
+struct text;
+
 struct backend {
 	const char *name;
 	const char *usage;		/* its options' usage lines ("" when none) */
@@ -135,6 +137,8 @@ struct backend {
 	int (*preflight)(void);		/* before any run: -1 with an error (NULL: nothing) */
 	void (*plan_save)(json_t *plan);	/* its settings into ab.json (never a secret) */
 	int (*plan_load)(json_t *plan);	/* and back for resume, checked again */
+	/* its options as given, onto a rerun command line (" --lava-url URL ..."; NULL: none) */
+	void (*command)(struct text *t);
 	/* does a run sent to @dest run on this host's CPUs (its TSC)? NULL: always */
 	int (*same_host)(const char *dest);
 	int (*run)(const struct vm_spec *spec, struct channel *ch, struct vm_result *res);

@@ -80,6 +80,14 @@ static int load_job(const struct lava_export_opts *o, struct lava_export *x)
 	if (job_open(&x->job, o->job_path, o->sets, o->nset) < 0 ||
 	    target_load(&x->target, x->job.target) < 0)
 		return -1;
+	/* what the job alone decides first: it needs no kernel to be refused */
+	if (x->job.wl->input != WL_INPUT_NONE || x->job.wl->tool || bench_has_files(x->job.wl))
+		return error("%s: workload %s needs a host-made %s, which export lava does not "
+			     "carry", x->job.file, x->job.wl->name,
+			     x->job.wl->tool ? "tool in the initramfs" :
+			     bench_has_files(x->job.wl) ? "file in the initramfs" : "input disk");
+	if (cmdline_ok(&x->job) < 0)
+		return -1;
 	kid = o->kernel ? o->kernel : x->target.kernel;
 	if (!*kid)
 		return error("no --kernel, and target '%s' names no default kernel", x->target.name);
@@ -107,15 +115,8 @@ static int load_job(const struct lava_export_opts *o, struct lava_export *x)
 	d = (struct wl_disk){ x->job.fs, x->job.blocksize, x->job.disk_size, x->kernel.page_size };
 	if (x->job.wl->check && x->job.wl->check(x->job.pval, &d, why, sizeof(why)) < 0)
 		return error("%s: params: workload %s: %s", x->job.file, x->job.wl->name, why);
-	if (x->job.wl->input != WL_INPUT_NONE || x->job.wl->tool || bench_has_files(x->job.wl))
-		return error("%s: workload %s needs a host-made %s, which export lava does not "
-			     "carry", x->job.file, x->job.wl->name,
-			     x->job.wl->tool ? "tool in the initramfs" :
-			     bench_has_files(x->job.wl) ? "file in the initramfs" : "input disk");
 	if (kernel_kneeds_check(&x->kernel, &x->job, why, sizeof(why)) < 0)
 		return error("%s", why);
-	if (cmdline_ok(&x->job) < 0)
-		return -1;
 	if (strcmp(x->job.pin, "none"))
 		warning("job.pin=%s: a LAVA worker runs QEMU where it likes; not exported",
 			x->job.pin);
@@ -124,7 +125,7 @@ static int load_job(const struct lava_export_opts *o, struct lava_export *x)
 			x->job.backing);
 	x->agent = xasprintf("%s/%s", kpair_root(), x->target.agent);
 	if (!path_exists(x->agent))
-		return error("guest agent '%s' is missing (run make)", x->agent);
+		return error("guest agent '%s' is missing (%s)", x->agent, AGENT_HINT);
 	return 0;
 }
 

@@ -560,6 +560,8 @@ int kernel_list(void)
 		kernel_init(&k);
 		if (names[i]->d_name[0] != '.' && kernel_load(names[i]->d_name, &k) == 0) {
 			json_unpack(k.json, "{s:{s?s, s?s}}", "source", "type", &type, "version", &ver);
+			if (!*ver)	/* an imported build: its release (make kernelrelease) */
+				ver = jget_str(k.json, "release");
 			json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", k.id,
 				"arch", k.arch, "page", (json_int_t)k.page_size, "type", type,
 				"version", ver));

@@ -10,7 +10,7 @@
 # on 2 cores (kept in images/ afterwards).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 12
+plan 13
 repo=$(test_repo)
 top="$ROOT/images/test-hand-build"
 hand="$top/obj"
@@ -57,6 +57,8 @@ ok $? "kernel.json: source path, image sha256, release $rel, arch, page size, mo
 m="$ROOT/images/kernels/$id/lib/modules/$rel"
 [ -f "$m/kernel/fs/ext4/ext4.ko" ] && [ -f "$m/kernel/drivers/block/virtio_blk.ko" ] && grep -q ext4 "$m/modules.dep"
 ok $? "its modules, from modules.order, with depmod's modules.dep"
+is "$("$KPAIR" kernel list | awk -v id="$id" '$1 == id { print $4 " " $5 }')" "import $rel" \
+	"kernel list: the imported kernel's source and release"
 [ "$(find "$hand" -newer "$top/.kpair-test-done" -type f ! -path "$hand/mods/*" | wc -l)" = 0 ]
 ok $? "nothing was rebuilt in the build directory"
 

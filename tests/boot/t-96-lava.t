@@ -12,7 +12,7 @@
 # per-run wall ratio.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 45
+plan 46
 job="$ROOT/configs/jobs/smoke.job"
 t0=$(date +%s.%N)
 URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
@@ -110,6 +110,9 @@ is "$(fields "$c")" "$(fields "$WORK/here/comparison.json")" \
 	"comparison.json: the same fields as a local A/B's"
 jqt "$WORK/big/ab.json" '.backend == "lava" and .lava.url == "'"$URL"'" and (.lava | has("token") | not) and .lava.serve == "127.0.0.1:0"'
 ok $? "ab.json keeps the lab, the token's file and --lava-serve, not the token"
+jqr "$c" .command | grep -qF -- "--backend lava --lava-url $URL --lava-token-file $TOKEN --lava-serve 127.0.0.1:0" &&
+	! jqr "$c" .command | grep -qF "$(cat "$TOKEN")"
+ok $? "the rerun line keeps the lab's options (not the token): $(jqr "$c" .command | grep -o -- '--backend.*')"
 [ "$(cat "$WORK"/big/runs/[0-9]*/lava-job.yaml | grep -c "url: 'http://127.0.0.1:")" = 30 ] &&
 	! grep -q 'file://' "$WORK"/big/runs/[0-9]*/lava-job.yaml
 ok $? "--lava-serve: every image of the 10 jobs by http:// from kpair, none by file://"
