@@ -15,6 +15,7 @@
 #include "kernels/kernel.h"
 #include "kernels/kernel-cmd.h"
 #include "kernels/sides.h"
+#include "mail.h"
 #include "nightly.h"
 #include "exports/export.h"
 #include "run.h"
@@ -72,6 +73,8 @@ static void usage(FILE *f)
 	      "  compare A B [--json] [--metric NAME]  two result sets (run or A/B directories)\n"
 	      "  compare --metric NAME [--higher-is-better] A.txt B.txt [--json]   plain samples\n"
 	      "  report DIR                            rewrite comparison.json and report.html of DIR\n"
+	      "  report --mail DIR                     DIR/mail.txt: the A/B, bisect or night as a message\n"
+	      "                                      for a kernel list (table with CIs, commits, job, reproduce)\n"
 	      "  resume DIR                            continue an interrupted ab or calibrate\n"
 	      "  nightly FILE [--date YYYY-MM-DD] [--set S.K=V]...   jobs x targets against the\n"
 	      "        [--hosts URI1,URI2,...]  baseline: results/nightly/<date>/, junit.xml,\n"
@@ -590,6 +593,14 @@ static int cmd_dir(int argc, char **argv)
 	return ab_report(argv[1]);
 }
 
+/* kpair report DIR | report --mail DIR */
+static int cmd_report(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--mail"))
+		return report_mail(argv[2]) < 0 ? 2 : 0;
+	return cmd_dir(argc, argv);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -599,7 +610,7 @@ static const struct {
 	{ "ab", cmd_ab },
 	{ "calibrate", cmd_ab },
 	{ "compare", cmd_compare },
-	{ "report", cmd_dir },
+	{ "report", cmd_report },
 	{ "resume", cmd_dir },
 	{ "kernel", cmd_kernel },
 	{ "nightly", cmd_nightly },

@@ -181,7 +181,7 @@ static char *mode_sentence(json_t *job)
  * subject ("main at 3a3d44854de8 \"fs: ...\""), an imported build as its release and where it
  * came from; else the store id (a Debian package's is its ABI and flavour already).
  */
-static void kernel_words(struct text *t, json_t *side)
+void summary_kernel_words(struct text *t, json_t *side)
 {
 	json_t *k = json_object_get(side, "kernel"), *src = json_object_get(k, "source");
 	json_t *git = json_object_get(src, "git");
@@ -217,7 +217,7 @@ static char *sides_sentence(json_t *sides, const char *la, const char *lb)
 	for (k = 0; k < 2; k++) {
 		s = json_object_get(sides, k ? "patched" : "stock");
 		text_add(&t, "%s %s ", k ? ";" : "", k ? lb : la);
-		kernel_words(&t, s);
+		summary_kernel_words(&t, s);
 		json_array_foreach(json_object_get(s, "sets"), i, v)
 			text_add(&t, "%s%s", i ? ", " : " with ", json_string_value(v));
 	}

@@ -10,6 +10,9 @@
 
 /* the sentences of comparison @cmp (borrowed), headline first (new reference: array) */
 json_t *summary_lines(json_t *cmp);
+struct text;
+/* a side of comparison.json's sides (kernel_id, kernel) in the user's words, onto @t */
+void summary_kernel_words(struct text *t, json_t *side);
 /* print them, the headline first, each wrapped to the table's 100 columns */
 void summary_print(json_t *lines);
 
