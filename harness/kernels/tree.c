@@ -103,6 +103,9 @@ static char *ccache_cc(const struct tree *t, const struct karch *ka)
 		setenv("CCACHE_DIR", dir, 1);
 		free(dir);
 	}
+	/* depend mode: a miss runs no second preprocessor (ccache's figure: 1-3 % overhead,
+	 * not 5-20 %); the kernel's -Wp,-MMD,file is what it needs */
+	setenv("CCACHE_DEPEND", "1", 0);
 	while (t->src[n] && t->src[n] == t->obj[n])	/* the common parent directory */
 		n++;
 	while (n && t->src[n - 1] != '/')
