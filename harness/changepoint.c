@@ -100,7 +100,7 @@ static void segment(struct series *s, int lo, int hi, double alpha)
 
 	if (len < CP_MIN_NIGHTS)
 		return;
-	for (k = lo + CP_MIN_SEGMENT; k < hi; k++) {
+	for (k = lo + (lo ? CP_MIN_SEGMENT : 1); k < hi; k++) {	/* the first night may stand alone */
 		int nl = k - lo, nr = hi - k;
 		double z, rss;
 

@@ -10,7 +10,8 @@
  *   steps     binary segmentation: the split of a segment with the largest standardised
  *             difference of the means either side; its p two-sided normal, Bonferroni over
  *             the segment's splits; kept when p < alpha, and segments between two steps are
- *             at least CP_MIN_SEGMENT nights
+ *             at least CP_MIN_SEGMENT nights (the first night may stand alone: the history
+ *             may start with the kernel before a change)
  *   drift     in a segment with no step, a least-squares line: kept when its slope's
  *             p < alpha and the line fits better than the best step (a slow drift is a
  *             drift, not a step): its size is the level now against the level at the

@@ -68,13 +68,25 @@ static int worse(const char *better, double ratio)
 	return !strcmp(better, "lower") ? ratio > 1 : !strcmp(better, "higher") ? ratio < 1 : 0;
 }
 
-/* was @c (kind, night) already confirmed in the newest night before tonight? */
-static int known(json_t *prev, const char *metric, json_t *c)
+/*
+ * Was @c (kind, night) already reported in the newest night before tonight (@prev, of
+ * @prev_date)? Confirmed in its analysis, or, for a step from that night, its own A/B
+ * already called the metric regressed (or improved) the same way: with fewer than 3 nights
+ * the A/B decided, and the step it saw is not news the night after.
+ */
+static int known(json_t *prev, const char *prev_date, const char *metric, json_t *c)
 {
+	json_t *pm = json_object_get(json_object_get(prev, "metrics"), metric), *p;
 	json_t *list = json_object_get(json_object_get(json_object_get(prev, "changepoints"),
-						       "metrics"), metric), *p;
+						       "metrics"), metric);
+	const char *pv = jget_str(pm, "verdict");
+	int bad = json_is_true(json_object_get(c, "worse"));
 	size_t i;
 
+	if (prev_date && !strcmp(jget_str(c, "kind"), "step") &&
+	    !strcmp(jget_str(c, "night_label"), prev_date) &&
+	    ((!strncmp(pv, "regressed", 9) && bad) || (!strncmp(pv, "improved", 8) && !bad)))
+		return 1;
 	json_array_foreach(list, i, p)
 		if (json_is_true(json_object_get(p, "confirmed")) &&
 		    !strcmp(jget_str(p, "kind"), jget_str(c, "kind")) &&
@@ -120,7 +132,7 @@ static int series(struct hnight *h, int nh, const char *metric, json_t *tm, doub
 		int bad = worse(jget_str(tm, "better"), cps[k].ratio);
 
 		json_object_set_new(c, "worse", json_boolean(bad));
-		if (cps[k].confirmed && !known(prev, metric, c)) {
+		if (cps[k].confirmed && !known(prev, nh > 1 ? h[nh - 2].date : NULL, metric, c)) {
 			json_t *f = json_deep_copy(c);
 
 			json_object_set_new(f, "metric", json_string(metric));

@@ -6,7 +6,7 @@
 # build; the user's tree is left as it was. Runs after t-72-git.t, whose builds it reuses.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 9
+plan 8
 repo=$(test_repo)
 user_config "$repo" "$WORK/user.config"
 job="$ROOT/configs/jobs/smoke.job"
@@ -49,23 +49,6 @@ secs=$(( $(date +%s) - t0 ))
 ok $? "a second bisect: the same answer, nothing checked out or built, the runs on disk reused (${secs} s)"
 jqt "$b" '.steps[] | select(.patches == 3) | .ratio_ci_low > 1.2'
 ok $? "the whole range: write_s ratio CI above +20 %"
-# report --mail: a message for the list, as it is: subject, finding, each step, the last
-# step's table with CIs, the kernels by commit and subject, the job inline, how to reproduce,
-# and the regzbot line naming the commit
-"$KPAIR" report --mail "$WORK/bisect" >"$WORK/mail.out" 2>"$WORK/mail.err"
-rc=$?
-m="$WORK/bisect/mail.txt"
-slow=$(git -C "$repo" rev-parse slow)
-[ $rc = 0 ] && cmp -s "$m" "$WORK/mail.out" &&
-	head -1 "$m" | grep -q "^Subject: \[kpair\] write_s: .* regressed by ${slow:0:12} " &&
-	grep -q "the first bad commit is $slow" "$m" &&
-	grep -q "^  commit  *subject  *change  *95% CI  *result$" "$m" &&
-	grep -q "^  write_s (s) .*\[+[0-9.]*%, +[0-9.]*%\] .* regressed$" "$m" &&
-	grep -q "^  patched: .* \"" "$m" && grep -q "^  \[job\]$" "$m" &&
-	grep -q "^  harness/kpair bisect .* --good base --bad main --metric write_s$" "$m" &&
-	[ "$(tail -1 "$m")" = "#regzbot introduced: ${slow:0:12}" ]
-ok $? "report --mail: subject, the finding, the steps, the table with CIs, the job, reproduce, #regzbot introduced: ${slow:0:12}" ||
-	sed 's/^/#   /' "$m" >&2
 tree_state "$repo" >"$WORK/state.after"
 diff "$WORK/state.before" "$WORK/state.after" >/dev/null
 ok $? "the user's tree is as it was"

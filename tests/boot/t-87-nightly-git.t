@@ -7,7 +7,7 @@
 # ABI the registry offers. Runs after t-72 and t-86, whose builds it reuses.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 8
+plan 9
 repo=$(test_repo)
 user_config "$repo" "$WORK/user.config"
 base=$("$KPAIR" kernel build --source "$repo" --rev base --config "$WORK/user.config" 2>"$WORK/base.err" | awk '{ print $1 }')
@@ -59,6 +59,17 @@ else want_night="none: baseline.kernel" want_k=$base; fi
 	jqt "$s2" ".entries[0].baseline.night == \"$want_night\" and .entries[0].baseline.kernel == \"$want_k\""
 ok $? "night 2 built the new tip; its baseline is the last night that showed no change ($want_night: $want_k)"
 is "$(jqr "$s2" '.entries[0].metrics.write_s.verdict')" regressed "night 2: write_s regressed"
+
+# night 3, the same tip: three nights now, so the change points decide. The step from night 2
+# is confirmed by its second night, but night 2 already said so: not a regression again
+night --date 2026-02-03 --set kernel.branch=main --set nightly.runs=3
+rc=$?
+s3="$WORK/nightly/2026-02-03/summary.json"
+[ $rc = 0 ] && jqt "$s3" '.entries[0] | .status == "passed" and .ab_status == "regressed" and (.changepoints.new | length) == 0' &&
+	jqt "$s3" '[.entries[0].changepoints.metrics.write_s[] | select(.kind == "step" and .confirmed and .night_label == "2026-02-02" and .worse and .ratio > 1.5)] | length == 1' &&
+	grep -q "^nightly 2026-02-03: passed (exit 0), no new change point in 2 series" "$WORK/night.out"
+ok $? "night 3: the step from night 2 confirmed over 3 nights ($(jq -c '.entries[0].changepoints.metrics.write_s[0] | [.kind, .night_label, .change_pct, .confirmed]' "$s3")), not news: exit 0, one line" ||
+	{ sed 's/^/#   /' "$WORK/night.out" >&2; jq -c '.entries[0].changepoints' "$s3" | sed 's/^/#   /' >&2; }
 
 want=$(apt-cache show --no-all-versions linux-image-amd64 | sed -n 's/^Depends: linux-image-\([^ ,]*\).*/\1/p')
 got=$("$KPAIR" kernel fetch debian:latest-amd64 2>"$WORK/latest.err")
