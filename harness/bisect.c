@@ -233,9 +233,14 @@ static int write_report(struct bisect *b, int first_bad, double t0)
 		json_object_set_new(j, "git", json_pack("{s:s, s:s, s:s, s:s, s:i}", "good",
 				    b->o->good, "good_commit", b->shas[0], "bad", b->o->bad,
 				    "bad_commit", b->shas[b->n], "commits", b->n));
-		if (first_bad > 0)
-			fb = json_pack("{s:i, s:s, s:s}", "index", first_bad, "commit",
-				       b->shas[first_bad], "subject", b->names[first_bad - 1]);
+		if (first_bad > 0) {
+			char *who = gitsrc_show(&b->git, b->shas[first_bad], "%an <%ae>");
+
+			fb = json_pack("{s:i, s:s, s:s, s:s}", "index", first_bad, "commit",
+				       b->shas[first_bad], "subject", b->names[first_bad - 1],
+				       "author", who ? who : "");
+			free(who);
+		}
 	} else {
 		json_object_set_new(j, "series", json_string(b->s.file));
 		if (first_bad > 0)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compare.h"
 #include "history.h"
@@ -463,4 +464,27 @@ int history_update(const char *root, json_t *index, json_t *night)
 	json_decref(nights);
 	free(path);
 	return ret;
+}
+
+int history_date_ok(const char *d)
+{
+	struct tm tm = { 0 };
+	char back[16];
+	const char *end = strptime(d, "%Y-%m-%d", &tm);
+
+	if (!end || *end)
+		return 0;
+	strftime(back, sizeof(back), "%Y-%m-%d", &tm);
+	return !strcmp(back, d);
+}
+
+char *history_today(void)
+{
+	char buf[16];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+	return xstrdup(buf);
 }

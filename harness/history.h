@@ -25,4 +25,8 @@ int history_write_night(const char *dir, json_t *night);
 /* @night (borrowed) into @index, replacing a night of the same date; index.json, index.html */
 int history_update(const char *root, json_t *index, json_t *night);
 
+/* @d is a real date "YYYY-MM-DD"; today's, local time (caller frees) */
+int history_date_ok(const char *d);
+char *history_today(void);
+
 #endif

@@ -204,11 +204,12 @@ static char *bisect_mail(json_t *b, const char *dir)
 
 	if (json_is_object(fb) && git)
 		text_add(&t, "Subject: [kpair] %s: %s regressed by %.12s (\"%s\")\n\nBisected %s..%s "
-			 "(%lld commits) on %s: the first bad commit is %s (\"%s\").\n\n",
+			 "(%lld commits) on %s: the first bad commit is %s (\"%s\")%s%s.\n\n",
 			 jget_str(b, "metric"), jget_str(b, "job"), jget_str(fb, "commit"),
 			 jget_str(fb, "subject"), jget_str(git, "good"), jget_str(git, "bad"),
 			 (long long)jget_num(git, "commits"), jget_str(b, "metric"),
-			 jget_str(fb, "commit"), jget_str(fb, "subject"));
+			 jget_str(fb, "commit"), jget_str(fb, "subject"),
+			 *jget_str(fb, "author") ? " by " : "", jget_str(fb, "author"));
 	else if (json_is_object(fb))
 		text_add(&t, "Subject: [kpair] %s: %s regressed by patch %s\n\nBisected the series on "
 			 "%s: the first bad patch is %s.\n\n", jget_str(b, "metric"), jget_str(b, "job"),
@@ -267,15 +268,39 @@ static char *bisect_mail(json_t *b, const char *dir)
 	return t.s;
 }
 
+/* an entry's bisect (nightly.bisect = auto): its outcome, and the commit it named */
+static void night_bisect(struct text *t, json_t *e, const char *date, struct text *regz)
+{
+	json_t *b = json_object_get(e, "bisect"), *fb = json_object_get(b, "first_bad");
+
+	if (!b)
+		return;
+	if (json_is_object(fb)) {
+		text_add(t, "  bisected %s: the first bad commit is %s (\"%s\")\n    by %s, %lld "
+			 "commits between %s and %s, %lld A/B steps (kpair report --mail %s/%s)\n",
+			 jget_str(b, "metric"), jget_str(fb, "commit"), jget_str(fb, "subject"),
+			 jget_str(fb, "author"), (long long)jget_num(b, "commits"),
+			 jget_str(json_object_get(b, "good"), "words"),
+			 jget_str(json_object_get(b, "bad"), "words"), (long long)jget_num(b, "ab_steps"),
+			 date, jget_str(b, "dir"));
+		text_add(regz, "#regzbot introduced: %.12s\n", jget_str(fb, "commit"));
+	} else {
+		text_add(t, "  not bisected: %s\n", jget_str(b, "why"));
+	}
+}
+
 static char *night_mail(json_t *n)
 {
-	struct text t = { 0 };
+	struct text t = { 0 }, regz = { 0 };
 	json_t *e, *c;
 	size_t i, k;
 
 	text_add(&t, "Subject: [kpair] nightly %s %s: %s\n\n", jget_str(n, "name"), jget_str(n, "date"),
 		 jget_str(n, "status"));
 	json_array_foreach(json_object_get(n, "entries"), i, e) {
+		char *tonight = summary_kernel_id_words(jget_str(e, "kernel"));
+		char *base = summary_kernel_id_words(jget_str(json_object_get(e, "baseline"), "kernel"));
+
 		text_add(&t, "%s: %s (%s)\n", jget_str(e, "key"), jget_str(e, "status"),
 			 jget_str(e, "reason"));
 		json_array_foreach(json_object_get(json_object_get(e, "changepoints"), "new"), k, c)
@@ -283,11 +308,17 @@ static char *night_mail(json_t *n)
 				 jget_str(c, "metric"), jget_str(c, "kind"), jget_num(c, "change_pct"),
 				 100 * (jget_num(c, "ci_low") - 1), 100 * (jget_num(c, "ci_high") - 1),
 				 jget_str(c, "night_label"));
-		text_add(&t, "  kernel %s against %s (%s)\n\n", jget_str(e, "kernel"),
-			 jget_str(json_object_get(e, "baseline"), "kernel"),
+		text_add(&t, "  kernel %s\n  against %s (%s)\n", tonight, base,
 			 jget_str(json_object_get(e, "baseline"), "night"));
+		night_bisect(&t, e, jget_str(n, "date"), &regz);
+		text_add(&t, "\n");
+		free(tonight);
+		free(base);
 	}
 	text_add(&t, "Each entry's A/B: kpair report --mail %s/<entry>\n", jget_str(n, "date"));
+	if (regz.s)
+		text_add(&t, "\n%s", regz.s);
+	free(regz.s);
 	return t.s;
 }
 

@@ -23,6 +23,7 @@ struct hnight {
 	const char *date;
 	json_t *cmp;		/* that night's comparison.json of the entry, or NULL */
 	json_t *prev;		/* that night's entry (for the newest before tonight) */
+	const char *kernel;	/* that night's kernel under test */
 };
 
 static json_t *load_cmp(const char *root, const char *date, json_t *e)
@@ -53,12 +54,14 @@ static int history_of(json_t *index, const char *root, const char *date, json_t 
 			h[m].date = jget_str(n, "date");
 			h[m].cmp = load_cmp(root, h[m].date, x);
 			h[m].prev = x;
+			h[m].kernel = jget_str(x, "kernel");
 			if (h[m].cmp)
 				m++;
 		}
 	}
 	h[m].date = date;
 	h[m].prev = NULL;
+	h[m].kernel = jget_str(e, "kernel");
 	h[m].cmp = load_cmp(root, date, e);
 	return h[m].cmp ? m + 1 : m;
 }
@@ -95,12 +98,29 @@ static int known(json_t *prev, const char *prev_date, const char *metric, json_t
 	return 0;
 }
 
+/*
+ * The nights and kernels on either side of a change point: a step's last night at the old
+ * level and its first at the new; a drift's first and last nights.
+ */
+static void cp_sides(json_t *c, const struct cp_point *p, const char **labels, const char **kerns)
+{
+	int b = p->kind == CP_STEP ? p->night - 1 : p->night, a = p->kind == CP_STEP ? p->night : p->end;
+
+	if (b < 0)
+		return;
+	json_object_set_new(c, "before", json_pack("{s:s, s:s?}", "night", labels[b], "kernel",
+						   kerns[b]));
+	json_object_set_new(c, "after", json_pack("{s:s, s:s?}", "night", labels[a], "kernel",
+						  kerns[a]));
+}
+
 /* one series: its change points into @all, the newly confirmed ones into @fresh */
 static int series(struct hnight *h, int nh, const char *metric, json_t *tm, double alpha,
 		  json_t *all, json_t *fresh)
 {
 	struct cp_night *nights = xcalloc(nh + 1, sizeof(*nights));
 	const char **labels = xcalloc(nh + 1, sizeof(*labels));
+	const char **kerns = xcalloc(nh + 1, sizeof(*kerns));
 	double **vals = xcalloc(nh + 1, sizeof(*vals));
 	struct cp_point cps[CP_MAX];
 	json_t *list = json_array(), *prev = nh > 1 ? h[nh - 2].prev : NULL;
@@ -122,6 +142,7 @@ static int series(struct hnight *h, int nh, const char *metric, json_t *tm, doub
 			vals[n][i] = json_number_value(x);
 		nights[n].v = vals[n];
 		nights[n].n = (int)json_array_size(v);
+		kerns[n] = h[t].kernel;
 		labels[n++] = h[t].date;
 	}
 	if (!strncmp(verdict, "regressed", 9) || !strncmp(verdict, "improved", 8))
@@ -132,6 +153,7 @@ static int series(struct hnight *h, int nh, const char *metric, json_t *tm, doub
 		int bad = worse(jget_str(tm, "better"), cps[k].ratio);
 
 		json_object_set_new(c, "worse", json_boolean(bad));
+		cp_sides(c, &cps[k], labels, kerns);
 		if (cps[k].confirmed && !known(prev, nh > 1 ? h[nh - 2].date : NULL, metric, c)) {
 			json_t *f = json_deep_copy(c);
 
@@ -146,6 +168,7 @@ static int series(struct hnight *h, int nh, const char *metric, json_t *tm, doub
 		free(vals[t]);
 	free(vals);
 	free(labels);
+	free(kerns);
 	free(nights);
 	return n >= CP_MIN_NIGHTS ? (worst ? 1 : 0) : -1;
 }

@@ -25,6 +25,7 @@
 #define NIGHTLY_MAX 32		/* jobs, targets */
 
 static const char *const rule_choices[] = { "last-good", "pinned", NULL };
+static const char *const bisect_choices[] = { "off", "auto", NULL };
 
 const struct opt nightly_opts[] = {
 	{ "nightly", "name", OPT_STR, NOFF(name), "nightly", 0, 0, NULL, "name of this nightly, in summaries" },
@@ -37,6 +38,7 @@ const struct opt nightly_opts[] = {
 	{ "nightly", "threshold", OPT_STR, NOFF(threshold), "2%", 0, 0, NULL, "no-change band, percent" },
 	{ "nightly", "hosts", OPT_STR, NOFF(hosts), "", 0, 0, NULL, "libvirt URIs the runs fan out over (ab --hosts), space separated; empty: this machine" },
 	{ "nightly", "backend", OPT_STR, NOFF(backend), "qemu", 0, 0, NULL, "where the runs boot: qemu, libvirt, or lava (a LAVA lab: kpair nightly --lava-url ...)" },
+	{ "nightly", "bisect", OPT_ENUM, NOFF(bisect), "off", 0, 0, bisect_choices, "auto: a regression tonight is bisected to its commit (a git branch) or named by its two package versions" },
 	{ "nightly", "set", OPT_STR, NOFF(sets), "", 0, 0, NULL, "job keys for both sides: section.key=value, separated by ' | '" },
 	{ "kernel", "package", OPT_STR, NOFF(package), "", 0, 0, NULL, "kernel under test: a Debian package, debian:<abi>-<flavour>, or debian:latest-<flavour> (the newest ABI the registry offers tonight)" },
 	{ "kernel", "source", OPT_STR, NOFF(source), "", 0, 0, NULL, "or built from linux-source-6.1 or a tree (relative to the project root)" },
@@ -69,7 +71,7 @@ void nightly_release(struct nightly *n)
 }
 
 /* split @s on @sep, trimming blanks; pieces into @out (owned), at most @max */
-static int split(const char *s, const char *sep, char **out, int max)
+int nightly_split(const char *s, const char *sep, char **out, int max)
 {
 	char *copy = xstrdup(s), *tok, *save = NULL;
 	int n = 0;
@@ -94,19 +96,19 @@ static int split(const char *s, const char *sep, char **out, int max)
 	return n;
 }
 
-static void free_list(char **v, int n)
+void nightly_free_list(char **v, int n)
 {
 	while (n-- > 0)
 		free(v[n]);
 }
 
 /* a path from the nightly file: absolute, or relative to the project root */
-static char *root_path(const char *p)
+char *nightly_path(const char *p)
 {
 	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", kpair_root(), p);
 }
 
-static int parse_threshold(const char *s, double *out)
+int nightly_threshold(const char *s, double *out)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -139,7 +141,7 @@ static int nightly_check(const struct nightly *n)
 	if (*n->branch && !*n->source)
 		errors += error("%s: kernel.branch: needs kernel.source, a git tree", n->file);
 	if (*n->branch && *n->source) {
-		char *src = root_path(n->source);
+		char *src = nightly_path(n->source);
 
 		if (!gitsrc_is_repo(src))
 			errors += error("%s: kernel.source: '%s' is not a git tree (kernel.branch "
@@ -155,10 +157,10 @@ static int nightly_check(const struct nightly *n)
 		errors += error("%s: kernel: give kernel.patches or kernel.series, not both", n->file);
 	if (!strcmp(n->rule, "pinned") && !*n->base_kernel)
 		errors += error("%s: baseline.kernel: missing (required by rule pinned)", n->file);
-	if (parse_threshold(n->threshold, &th) < 0)
+	if (nightly_threshold(n->threshold, &th) < 0)
 		errors += error("%s: nightly.threshold: '%s': expected a percentage between 0 and 100",
 				n->file, n->threshold);
-	k = split(n->targets, " \t", v, NIGHTLY_MAX);
+	k = nightly_split(n->targets, " \t", v, NIGHTLY_MAX);
 	for (i = 0; i < k; i++) {
 		struct target t;
 
@@ -166,28 +168,28 @@ static int nightly_check(const struct nightly *n)
 		errors += target_load(&t, v[i]) < 0;
 		target_release(&t);
 	}
-	free_list(v, k);
+	nightly_free_list(v, k);
 	if (k <= 0)
 		errors += error("%s: nightly.targets: no target", n->file);
-	k = split(n->sets, "|", sets, AB_MAX_SETS);
-	free_list(sets, k);
+	k = nightly_split(n->sets, "|", sets, AB_MAX_SETS);
+	nightly_free_list(sets, k);
 	if (k < 0)
 		errors += error("%s: nightly.set: more than %d", n->file, AB_MAX_SETS);
-	k = split(n->jobs, " \t", v, NIGHTLY_MAX);
+	k = nightly_split(n->jobs, " \t", v, NIGHTLY_MAX);
 	if (k <= 0)
 		errors += error("%s: nightly.jobs: no job", n->file);
 	for (i = 0; i < k; i++) {
-		char *path = root_path(v[i]);
-		int ns = split(n->sets, "|", sets, AB_MAX_SETS);
+		char *path = nightly_path(v[i]);
+		int ns = nightly_split(n->sets, "|", sets, AB_MAX_SETS);
 		struct job job;
 
 		job_init(&job);
 		errors += job_open(&job, path, sets, ns > 0 ? ns : 0) < 0;
 		job_release(&job);
-		free_list(sets, ns);
+		nightly_free_list(sets, ns);
 		free(path);
 	}
-	free_list(v, k);
+	nightly_free_list(v, k);
 	return errors ? -1 : 0;
 }
 
@@ -204,12 +206,12 @@ static char *night_needs(const struct nightly *n)
 {
 	char *v[NIGHTLY_MAX], *sets[AB_MAX_SETS];
 	struct text t = { NULL, 0 };
-	int k = split(n->jobs, " \t", v, NIGHTLY_MAX), i;
+	int k = nightly_split(n->jobs, " \t", v, NIGHTLY_MAX), i;
 
 	text_add(&t, "%s", "");
 	for (i = 0; i < k; i++) {
-		char *path = root_path(v[i]), *f;
-		int ns = split(n->sets, "|", sets, AB_MAX_SETS);
+		char *path = nightly_path(v[i]), *f;
+		int ns = nightly_split(n->sets, "|", sets, AB_MAX_SETS);
 		struct job job;
 
 		job_init(&job);
@@ -219,10 +221,10 @@ static char *night_needs(const struct nightly *n)
 			free(f);
 		}
 		job_release(&job);
-		free_list(sets, ns);
+		nightly_free_list(sets, ns);
 		free(path);
 	}
-	free_list(v, k);
+	nightly_free_list(v, k);
 	return t.s;
 }
 
@@ -247,14 +249,14 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 		kernel_release(&k);
 		return ret;
 	}
-	src = strchr(n->source, '/') || !strncmp(n->source, ".", 1) ? root_path(n->source) :
+	src = strchr(n->source, '/') || !strncmp(n->source, ".", 1) ? nightly_path(n->source) :
 		xstrdup(n->source);
 	spec.source = src;
 	spec.needs = needs = night_needs(n);
 	if (*n->fragment)
-		spec.fragment = frag = root_path(n->fragment);
+		spec.fragment = frag = nightly_path(n->fragment);
 	if (*n->config) {
-		char *c = !kernel_spec_is_package(n->config) ? root_path(n->config) :
+		char *c = !kernel_spec_is_package(n->config) ? nightly_path(n->config) :
 			xstrdup(n->config);
 
 		i = config_resolve(c, &cfg);
@@ -271,7 +273,7 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 	}
 	spec.config = cfg;
 	if (*n->series) {
-		char *sp = root_path(n->series);
+		char *sp = nightly_path(n->series);
 
 		i = series_load(&s, sp);
 		free(sp);
@@ -280,13 +282,13 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 		for (i = 0; i < s.n; i++)
 			spec.patches[spec.npatches++] = s.patches[i];
 	} else if (*n->patches) {
-		np = split(n->patches, " \t", list, BUILD_MAX_PATCHES);
+		np = nightly_split(n->patches, " \t", list, BUILD_MAX_PATCHES);
 		if (np < 0) {
 			error("%s: kernel.patches: more than %d", n->file, BUILD_MAX_PATCHES);
 			goto out;
 		}
 		for (i = 0; i < np; i++) {
-			char *p = root_path(list[i]);
+			char *p = nightly_path(list[i]);
 
 			free(list[i]);
 			list[i] = p;
@@ -295,7 +297,7 @@ static int kernel_under_test(const struct nightly *n, const char *target, char *
 	}
 	ret = kernel_build(&spec, id);
 out:
-	free_list(list, np > 0 ? np : 0);
+	nightly_free_list(list, np > 0 ? np : 0);
 	series_release(&s);
 	free(src);
 	free(needs);
@@ -401,7 +403,7 @@ static int baseline_for(const struct nightly *n, json_t *index, const char *date
 	if (*n->base_kernel) {
 		if (baseline_resolve(n->base_kernel, &o->side[0].kernel) < 0)
 			return -1;
-		k = split(n->base_sets, "|", sets, AB_MAX_SETS);
+		k = nightly_split(n->base_sets, "|", sets, AB_MAX_SETS);
 		for (i = 0; k > 0 && i < (size_t)k; i++)
 			o->side[0].sets[o->side[0].nset++] = sets[i];
 		json_object_set_new(e, "baseline", json_pack("{s:s, s:s, s:s}", "rule", n->rule,
@@ -435,11 +437,11 @@ static void night_entry(const struct nightly *n, json_t *index, const char *date
 	o.runs_given = 1;	/* the nightly file's runs stand, as -n does */
 	o.seed = n->seed;
 	o.retries = (int)n->retries;
-	parse_threshold(n->threshold, &o.threshold);
+	nightly_threshold(n->threshold, &o.threshold);
 	o.out_dir = xstrdup(dir);
-	o.nset = split(n->sets, "|", o.sets, AB_MAX_SETS - 1);
+	o.nset = nightly_split(n->sets, "|", o.sets, AB_MAX_SETS - 1);
 	o.sets[o.nset++] = xstrdup(tset);
-	nk = split(n->kernel_sets, "|", ks, AB_MAX_SETS);
+	nk = nightly_split(n->kernel_sets, "|", ks, AB_MAX_SETS);
 	for (i = 0; i < nk; i++)
 		o.side[1].sets[o.side[1].nset++] = ks[i];
 	o.side[1].kernel = xstrdup(tonight);
@@ -499,39 +501,16 @@ out:
 	free(cpath);
 }
 
-static int date_ok(const char *d)
-{
-	struct tm tm = { 0 };
-	char back[16];
-	const char *end = strptime(d, "%Y-%m-%d", &tm);
-
-	if (!end || *end)
-		return 0;
-	strftime(back, sizeof(back), "%Y-%m-%d", &tm);
-	return !strcmp(back, d);
-}
-
-static char *today(void)
-{
-	char buf[16];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
-	return xstrdup(buf);
-}
-
 int nightly_run(const struct nightly *n, const char *date)
 {
-	char *targets[NIGHTLY_MAX], *jobs[NIGHTLY_MAX], *root, *ndir, *d, *started = utc_stamp(), *cpl;
+	char *targets[NIGHTLY_MAX], *jobs[NIGHTLY_MAX], *root, *ndir, *d, *started = utc_stamp(), *cpl, *bl;
 	json_t *index, *entries = json_array(), *night, *kernels = json_object(), *e;
 	int nt, nj, t, j, infra = 0, regressed = 0, ret = 2;
 	double t0 = mono_now();
 	size_t i;
 
-	d = date ? xstrdup(date) : today();
-	if (!date_ok(d)) {
+	d = date ? xstrdup(date) : history_today();
+	if (!history_date_ok(d)) {
 		error("--date '%s': expected YYYY-MM-DD", d);
 		free(d);
 		free(started);
@@ -539,10 +518,10 @@ int nightly_run(const struct nightly *n, const char *date)
 		json_decref(kernels);
 		return 2;
 	}
-	root = root_path(n->results);
+	root = nightly_path(n->results);
 	ndir = xasprintf("%s/%s", root, d);
-	nt = split(n->targets, " \t", targets, NIGHTLY_MAX);
-	nj = split(n->jobs, " \t", jobs, NIGHTLY_MAX);
+	nt = nightly_split(n->targets, " \t", targets, NIGHTLY_MAX);
+	nj = nightly_split(n->jobs, " \t", jobs, NIGHTLY_MAX);
 	index = history_load(root);
 	if (!index || mkdir_p(ndir, 0755) < 0)
 		goto out;
@@ -556,7 +535,7 @@ int nightly_run(const struct nightly *n, const char *date)
 			error("%s", why);
 		json_object_set_new(kernels, targets[t], tonight ? json_string(tonight) : json_null());
 		for (j = 0; j < nj; j++) {
-			char *jp = root_path(jobs[j]), *name = NULL, *key, *dir;
+			char *jp = nightly_path(jobs[j]), *name = NULL, *key, *dir;
 			struct job job;
 
 			job_init(&job);
@@ -583,6 +562,8 @@ int nightly_run(const struct nightly *n, const char *date)
 		free(tonight);
 	}
 	nightly_changepoints(index, root, d, entries);
+	if (!strcmp(n->bisect, "auto"))
+		nightly_bisect(n, ndir, entries);
 	json_array_foreach(entries, i, e) {
 		const char *st = json_string_value(json_object_get(e, "status"));
 
@@ -598,17 +579,19 @@ int nightly_run(const struct nightly *n, const char *date)
 	if (history_write_night(ndir, night) < 0 || history_update(root, index, night) < 0)
 		ret = 2;
 	cpl = nightly_cp_line(entries);
-	printf("nightly %s: %s (exit %d)%s in %.0f s -> %s/summary.json, %s/junit.xml, %s/index.html\n",
-	       d, json_string_value(json_object_get(night, "status")), ret, cpl, mono_now() - t0, ndir,
-	       ndir, root);
+	bl = nightly_bisect_line(entries);
+	printf("nightly %s: %s (exit %d)%s%s in %.0f s -> %s/summary.json, %s/junit.xml, "
+	       "%s/index.html\n", d, json_string_value(json_object_get(night, "status")), ret, cpl,
+	       bl, mono_now() - t0, ndir, ndir, root);
 	free(cpl);
+	free(bl);
 	json_decref(night);
 out:
 	json_decref(index);
 	json_decref(entries);
 	json_decref(kernels);
-	free_list(targets, nt > 0 ? nt : 0);
-	free_list(jobs, nj > 0 ? nj : 0);
+	nightly_free_list(targets, nt > 0 ? nt : 0);
+	nightly_free_list(jobs, nj > 0 ? nj : 0);
 	free(ndir);
 	free(root);
 	free(started);

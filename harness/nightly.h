@@ -24,6 +24,7 @@ struct nightly {
 	char *package, *source, *branch, *patches, *series, *config, *fragment, *kernel_sets;
 	/* [baseline] */
 	char *rule, *base_kernel, *base_sets;
+	char *bisect;		/* [nightly] bisect: off or auto */
 	unsigned char seen[32];
 };
 
@@ -50,5 +51,21 @@ int nightly_run(const struct nightly *n, const char *date);
 void nightly_changepoints(json_t *index, const char *root, const char *date, json_t *entries);
 /* ", no new change point in N series", ", 1 new change point: ...", or "" (caller frees) */
 char *nightly_cp_line(json_t *entries);
+
+/*
+ * nightly-bisect.c: with nightly.bisect = auto, each entry regressed tonight is bisected
+ * between the kernels on either side of its change (the nights around a confirmed change
+ * point, or the A/B's two sides while the A/B decides), into <entry>/bisect/; the result is
+ * the entry's "bisect". A package nightly names the two package versions instead.
+ */
+void nightly_bisect(const struct nightly *n, const char *ndir, json_t *entries);
+/* "; write_s bisected to 3a3d44854de8 (\"subject\")", or "" (caller frees) */
+char *nightly_bisect_line(json_t *entries);
+
+/* helpers of the nightly's files: pieces of a list, a path from the nightly file, "2%" */
+int nightly_split(const char *s, const char *sep, char **out, int max);
+void nightly_free_list(char **v, int n);
+char *nightly_path(const char *p);
+int nightly_threshold(const char *s, double *out);
 
 #endif

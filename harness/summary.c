@@ -205,6 +205,19 @@ void summary_kernel_words(struct text *t, json_t *side)
 	}
 }
 
+char *summary_kernel_id_words(const char *id)
+{
+	char *p = xasprintf("%s/images/kernels/%s/kernel.json", kpair_root(), id);
+	json_t *kj = *id && path_exists(p) ? json_load_file(p, 0, NULL) : NULL, *side;
+	struct text t = { 0 };
+
+	side = json_pack("{s:s, s:o}", "kernel_id", id, "kernel", kj ? kj : json_null());
+	summary_kernel_words(&t, side);
+	json_decref(side);
+	free(p);
+	return t.s ? t.s : xstrdup(id);
+}
+
 /* "compared: stock 6.1.0-57-amd64; patched 6.1.0-57-amd64 with job.cmdline=..." */
 static char *sides_sentence(json_t *sides, const char *la, const char *lb)
 {

@@ -13,6 +13,8 @@ json_t *summary_lines(json_t *cmp);
 struct text;
 /* a side of comparison.json's sides (kernel_id, kernel) in the user's words, onto @t */
 void summary_kernel_words(struct text *t, json_t *side);
+/* the same for a kernel of the store, by its id (caller frees) */
+char *summary_kernel_id_words(const char *id);
 /* print them, the headline first, each wrapped to the table's 100 columns */
 void summary_print(json_t *lines);
 

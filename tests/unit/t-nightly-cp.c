@@ -64,6 +64,7 @@ static json_t *judge(json_t *index, int day, json_t *e)
 	json_t *entries = json_array();
 
 	snprintf(date, sizeof(date), "2026-03-%02d", day);
+	json_object_set_new(e, "kernel", json_sprintf("k-%02d", day));
 	json_array_append(entries, e);
 	nightly_changepoints(index, root, date, entries);
 	json_array_append_new(json_object_get(index, "nights"),
@@ -111,6 +112,36 @@ static void test_history(void **state)
 	assert_string_equal(jget_str(cp, "night_label"), "2026-03-07");
 	assert_true(jget_num(cp, "ci_low") < 1.3 && jget_num(cp, "ci_high") > 1.3);
 	assert_true(strstr(jget_str(e, "reason"), "write_s step +30.0 %") != NULL);
+	/* the kernels on either side: the last night at the old level, the first at the new */
+	assert_string_equal(jget_str(json_object_get(cp, "before"), "night"), "2026-03-06");
+	assert_string_equal(jget_str(json_object_get(cp, "before"), "kernel"), "k-06");
+	assert_string_equal(jget_str(json_object_get(cp, "after"), "night"), "2026-03-07");
+	assert_string_equal(jget_str(json_object_get(cp, "after"), "kernel"), "k-07");
+	{
+		/* nightly.bisect = auto on a package nightly: those two, named, nothing built */
+		struct nightly n;
+		json_t *entries = json_pack("[O]", e), *b;
+		char *ndir = xasprintf("%s/2026-03-08", root);
+
+		nightly_init(&n);
+		n.package = xstrdup("debian:6.1.0-57-amd64");
+		n.branch = xstrdup("");
+		n.patches = xstrdup("");
+		n.series = xstrdup("");
+		nightly_bisect(&n, ndir, entries);
+		b = json_object_get(e, "bisect");
+		assert_string_equal(jget_str(b, "kind"), "packages");
+		assert_string_equal(jget_str(b, "metric"), "write_s");
+		assert_string_equal(jget_str(json_object_get(b, "good"), "kernel"), "k-06");
+		assert_string_equal(jget_str(json_object_get(b, "bad"), "kernel"), "k-07");
+		assert_true(strstr(jget_str(b, "why"), "(2026-03-06) and") != NULL);
+		free(n.package);
+		free(n.branch);
+		free(n.patches);
+		free(n.series);
+		free(ndir);
+		json_decref(entries);
+	}
 	json_decref(e);
 	night(9, "write_s", 130);
 	e = judge(index, 9, entry("write_s", "lower", "regressed", 1.3, "regressed"));
