@@ -19,6 +19,7 @@
 #include "backends/qemu-args.h"
 #include "backends/vm.h"
 #include "lava.h"
+#include "spawn.h"
 #include "util.h"
 #include "yaml.h"
 
@@ -34,6 +35,13 @@ static void extra_words(void *ctx, const char *opt, const char *val)
 		yaml_item(ctx, 2, "%s", opt);
 }
 
+static int is_qcow2(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 6 && !strcmp(path + n - 6, ".qcow2");
+}
+
 /*
  * image @label: served by kpair under @tok (--lava-serve; a disk gzip-compressed as it goes)
  * or a file:// URL; -1 with an error
@@ -41,7 +49,7 @@ static void extra_words(void *ctx, const char *opt, const char *val)
 static int image(struct text *y, const char *tok, const char *label, const char *path,
 		 const char *arg)
 {
-	int gz = *tok && !strncmp(label, "disk", 4);
+	int gz = *tok && !strncmp(label, "disk", 4) && !is_qcow2(path);
 	char *url = *tok ? lava_serve_add(tok, label, path) : file_url(path);
 
 	if (!url)
@@ -109,8 +117,10 @@ char *lava_job_definition(const struct vm_spec *s, const char *tok)
 	for (i = 0; i < s->ndisks && !bad; i++) {
 		snprintf(label, sizeof(label), "disk%d", i);
 		/* PCI slots after whatever the device type adds: /dev/vda is disk0 */
-		arg = xasprintf("-drive format=raw,file={%s},if=none,id=%s,cache=%s%s "
-				"-device %s,drive=%s,addr=0x%x", label, label, s->disks[i].cache,
+		arg = xasprintf("-drive format=%s,file={%s},if=none,id=%s,cache=%s%s "
+				"-device %s,drive=%s,addr=0x%x",
+				is_qcow2(s->disks[i].path) ? "qcow2" : "raw", label, label,
+				s->disks[i].cache,
 				s->disks[i].readonly ? ",readonly=on" : "", t->blk_dev, label,
 				0x10 + i);
 		bad |= image(&y, tok, label, s->disks[i].path, arg) < 0;
@@ -434,14 +444,63 @@ static long reattach(const struct vm_spec *s)
 	return id;
 }
 
-static long submit_run(const struct vm_spec *s, struct vm_result *res, char *tok)
+/*
+ * The run's disks as qcow2 files in the run's directory (@q, the spec's copy, points at them):
+ * LAVA copies an image whole into the worker's tmpfs, holes and all (and gunzips a served
+ * one), so a sparse raw disk costs its nominal size on every job; a qcow2 of a fresh file
+ * system holds its written blocks alone. The same bytes reach the guest: the mkfs and its
+ * geometry are the run's own.
+ */
+static int disks_qcow2(const struct vm_spec *s, struct vm_spec *q, char **paths)
 {
+	int i;
+
+	*q = *s;
+	for (i = 0; i < s->ndisks; i++) {
+		const char *argv[] = { "qemu-img", "convert", "-q", "-f", "raw", "-O", "qcow2",
+				       s->disks[i].path, NULL, NULL };
+		struct spawn_result r = SPAWN_RESULT_INIT;
+
+		char name[32];
+
+		snprintf(name, sizeof(name), "lava-disk%d.qcow2", i);
+		paths[i] = run_file(s, NULL, name);
+		argv[8] = paths[i];
+		if (spawn_run(argv, 300000, &r) < 0 || r.exit_code) {
+			error("qemu-img convert '%s' to qcow2 for the lab: %s", s->disks[i].path,
+			      r.timed_out ? "timed out" : *r.err ? r.err : "failed");
+			spawn_result_release(&r);
+			return -1;
+		}
+		spawn_result_release(&r);
+		q->disks[i].path = paths[i];
+	}
+	return 0;
+}
+
+static void disks_qcow2_remove(const struct vm_spec *s, char **paths)
+{
+	int i;
+
+	for (i = 0; i < s->ndisks; i++) {
+		if (paths[i])
+			unlink(paths[i]);
+		free(paths[i]);
+		paths[i] = NULL;
+	}
+}
+
+static long submit_run(const struct vm_spec *s, struct vm_result *res, char *tok, char **qpaths)
+{
+	struct vm_spec q;
 	char *def;
 	long id;
 
 	if (lava_serving() && lava_serve_open(tok) < 0)
 		return -1;
-	def = lava_job_definition(s, tok);
+	if (disks_qcow2(s, &q, qpaths) < 0)
+		return -1;
+	def = lava_job_definition(&q, tok);
 	if (!def)
 		return -1;
 	id = submit(def);
@@ -461,6 +520,7 @@ static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	struct vm_chain chain = { ch->cb, ch->user, res, s };
 	double run_s = s->boot_timeout + s->workload_timeout + DEPLOY_S;
 	char health[32] = "", why[400] = "", tok[LAVA_TOKEN_LEN + 1] = "";
+	char *qpaths[VM_MAX_DISKS] = { NULL };
 	struct sigaction old[2];
 	long id;
 	int gave_up;
@@ -471,8 +531,9 @@ static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	stop_catch(old);	/* from before the submission: no job is left behind by a signal */
 	id = reattach(s);
 	if (id < 0)
-		id = submit_run(s, res, tok);
+		id = submit_run(s, res, tok, qpaths);
 	if (id < 0) {
+		disks_qcow2_remove(s, qpaths);
 		stop_release(old, -1);
 		lava_serve_close(tok);
 		if (res->status != RUN_QEMU_DIED)
@@ -485,6 +546,7 @@ static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_resul
 	snprintf(res->where, sizeof(res->where), "lava job %ld", id);
 	gave_up = wait_job(id, lava_conf.queue_timeout, run_s, health, sizeof(health),
 			   why, sizeof(why)) < 0;
+	disks_qcow2_remove(s, qpaths);	/* the job is over (or canceled next) */
 	stop_release(old, id);
 	lava_serve_close(tok);
 	ch->cb = vm_chain_cb;
