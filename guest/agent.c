@@ -67,6 +67,7 @@ static double uptime(void)
 
 static __attribute__((noreturn)) void power_off(void)
 {
+	rec_echo_end();	/* after every record: LAVA's monitor may end the run's console here */
 	sync();
 #if defined(__x86_64__) || defined(__i386__)
 	/* without ACPI an x86 power-off halts forever: reboot, which -no-reboot turns into an exit */

@@ -1,5 +1,6 @@
 /* record.c - JSON records written to the results port, one write(2) each */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +108,14 @@ void rec_set_echo(int fd)
 	rec_echo_fd = fd;
 }
 
+void rec_echo_end(void)
+{
+	static const char line[] = REC_ECHO_END "\n";
+
+	if (rec_echo_fd >= 0 && write(rec_echo_fd, line, sizeof(line) - 1) < 0)
+		rec_echo_fd = -1;
+}
+
 uint64_t rec_next_seq(void)
 {
 	return rec_seq;
@@ -134,6 +143,33 @@ uint64_t rec_samples(void)
 	return rec_nsamples;
 }
 
+/*
+ * ,"boot":"<the kernel's boot_id>" on hello and done: a reader that gets a run's records from a
+ * log (LAVA's, which joins the lines of a job its lab ran again onto the first attempt's) can
+ * tell a run from two boots. Nothing when /proc is not there.
+ */
+static void rb_boot(struct rbuf *r)
+{
+	static char id[40];
+	int fd;
+	ssize_t n;
+
+	if (!id[0]) {
+		fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, id, sizeof(id) - 1);
+		close(fd);
+		if (n < 36) {
+			id[0] = '\0';
+			return;
+		}
+		id[36] = '\0';
+	}
+	rb_put(r, ",\"boot\":");
+	rb_str(r, id);
+}
+
 int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,
 	      long page_size)
 {
@@ -153,6 +189,7 @@ int rec_hello(const char *workload, double uptime, double init_uptime, double mo
 	rb_str(&r, u.machine);
 	rb_put(&r, ",\"page_size\":%ld,\"uptime\":%.6f,\"init_uptime\":%.6f,\"modules_s\":%.6f",
 	       page_size, uptime, init_uptime, modules_s);
+	rb_boot(&r);
 	return rb_send(&r);
 }
 
@@ -235,5 +272,6 @@ int rec_done(double uptime, double workload_s, double poweron)
 	       (unsigned long long)rec_nsamples, uptime, workload_s);
 	if (poweron >= 0)
 		rb_put(&r, ",\"poweron\":%.6f", poweron);
+	rb_boot(&r);
 	return rb_send(&r);
 }

@@ -2,11 +2,11 @@
  * record.h - the guest side of the results channel: newline-delimited JSON
  * records, each with a sequence number, written whole to the virtio-serial port.
  *
- *   {"type":"hello","seq":0,...}    once, first
+ *   {"type":"hello","seq":0,...[,"boot":B]}    once, first (B: the kernel's boot_id)
  *   {"type":"sample","seq":N,"metric":M,"unit":U,"value":V[,"better":"lower"|"higher"]}
  *   {"type":"error","seq":N,"stage":S,"errno":E,"message":T}
  *   {"type":"counters","seq":N,"values":{"vmstat.pgfault":123,...}}   after the workload
- *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W[,"poweron":P]}   last
+ *   {"type":"done","seq":N,"samples":K,"uptime":T,"workload_s":W[,"poweron":P][,"boot":B]}   last
  *
  * The harness (harness/channel.c) holds the schema every record must match.
  */
@@ -19,10 +19,17 @@
 #define REC_MAX 4096	/* longest record, newline included; the harness rejects longer */
 /* a record echoed on the console (kpair.echo=1): what LAVA's monitors and kpair look for */
 #define REC_ECHO_PREFIX "kpair-record: "
+/*
+ * the line after the last record, echoed as the agent powers off: LAVA's monitor ends on it, so
+ * the done record before it is logged whole (and a job of several runs goes on to the next boot)
+ */
+#define REC_ECHO_END "kpair-end"
 
 void rec_set_fd(int fd);
 /* also write each record to @fd (the console) as one "kpair-record: <record>" line */
 void rec_set_echo(int fd);
+/* REC_ECHO_END on the echo console (nothing without kpair.echo=1) */
+void rec_echo_end(void);
 /* @init_uptime: the uptime when the agent started as init; @modules_s: its finit_module time */
 int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,
 	      long page_size);

@@ -72,10 +72,10 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 	if (!strcmp(t, "hello")) {
 		*type = REC_HELLO;
 		r = json_unpack_ex(j, &jerr, JSON_STRICT,
-				   "{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s?o, s?o}", "type", &t,
-				   "seq", &seq, "agent", &s1, "workload", &s2, "release", &s3,
-				   "version", &s4, "machine", &s1, "page_size", &i1,
-				   "uptime", &v1, "modules_s", &v2, "init_uptime", &v3);
+				   "{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s?o, s?o, s?s}",
+				   "type", &t, "seq", &seq, "agent", &s1, "workload", &s2,
+				   "release", &s3, "version", &s4, "machine", &s1, "page_size", &i1,
+				   "uptime", &v1, "modules_s", &v2, "init_uptime", &v3, "boot", &s4);
 		if (!r && (!finite_number(v1) || i1 <= 0 || (i1 & (i1 - 1)) ||
 			   (v2 && (!finite_number(v2) || json_number_value(v2) < 0)) ||
 			   (v3 && (!finite_number(v3) || json_number_value(v3) < 0 ||
@@ -122,9 +122,10 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 	} else if (!strcmp(t, "done")) {
 		*type = REC_DONE;
 		/* poweron: the guest's seconds since power-on, where its cycle counter tells */
-		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:I, s:o, s:o, s?o}",
+		s1 = NULL;
+		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:I, s:o, s:o, s?o, s?s}",
 				   "type", &t, "seq", &seq, "samples", &i1, "uptime", &v2,
-				   "workload_s", &v3, "poweron", &v1);
+				   "workload_s", &v3, "poweron", &v1, "boot", &s1);
 		if (!r && (!finite_number(v2) || !finite_number(v3) || i1 < 0 ||
 			   (v1 && (!finite_number(v1) || json_number_value(v1) < 0)))) {
 			snprintf(why, whylen, "done: bad samples, uptime, workload_s or poweron");
@@ -180,13 +181,24 @@ static int ch_record(struct channel *ch, const char *line, size_t len)
 	}
 	if (type == REC_DONE) {
 		json_int_t said = json_integer_value(json_object_get(rec, "samples"));
+		const char *boot = json_string_value(json_object_get(rec, "boot"));
 
 		if ((uint64_t)said != ch->samples) {
 			json_decref(rec);
 			return ch_fail(ch, "done says %lld samples, %llu arrived", (long long)said,
 				       (unsigned long long)ch->samples);
 		}
+		/* a log that joins two boots' lines (a LAVA job its lab ran again) */
+		if (boot && ch->boot[0] && strcmp(boot, ch->boot)) {
+			ch_fail(ch, "done record from another boot (%.36s) than hello (%s): "
+				"the records of two boots joined", boot, ch->boot);
+			json_decref(rec);
+			return -1;
+		}
 	}
+	if (type == REC_HELLO && json_is_string(json_object_get(rec, "boot")))
+		snprintf(ch->boot, sizeof(ch->boot), "%s",
+			 json_string_value(json_object_get(rec, "boot")));
 	ch->next_seq++;
 	if (type == REC_HELLO)
 		ch->got_hello = 1;

@@ -33,6 +33,7 @@ struct channel {
 	int got_hello, got_done;
 	int failed;
 	char why[256];		/* the first protocol error */
+	char boot[40];		/* hello's boot (the guest kernel's boot_id), or "" */
 	channel_cb cb;
 	void *user;
 };

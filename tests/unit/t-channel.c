@@ -556,6 +556,13 @@ static const struct bad_case bad_cases[] = {
 	    "error record after done", 3),
 	BAD("second done", HELLO(0) DONE(1, 0) DONE(2, 0), "done record after done", 2),
 	BAD("second hello", HELLO(0) SAMPLE(1) HELLO(2), "second hello record", 2),
+	BAD("done from another boot than hello (a LAVA log joining two attempts of a job)",
+	    HELLO_F("\"version\":\"v\",\"machine\":\"m\",\"page_size\":4096,\"uptime\":1.5,"
+		    "\"boot\":\"11111111-2222-3333-4444-555555555555\"")
+	    "{\"type\":\"done\",\"seq\":1,\"samples\":0,\"uptime\":2,\"workload_s\":1,"
+	    "\"boot\":\"99999999-2222-3333-4444-555555555555\"}\n",
+	    "done record from another boot (99999999-2222-3333-4444-555555555555) than hello "
+	    "(11111111-2222-3333-4444-555555555555): the records of two boots joined", 1),
 	BAD("done counts too many", HELLO(0) SAMPLE(1) DONE(2, 2),
 	    "done says 2 samples, 1 arrived", 2),
 	BAD("done counts too few", HELLO(0) SAMPLE(1) SAMPLE(2) DONE(3, 1),
