@@ -33,7 +33,7 @@ Q = @
 quiet = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-HARNESS := config job options kernels/kernel image backends/vm backends/qemu backends/qemu-args backends/accel channel samples stats verdict compare compare-json compare-table html ab ab-plan ab-finish result kernels/source kernels/build run spawn util yaml main
+HARNESS := config job options kernels/kernel image backends/vm backends/qemu backends/qemu-args backends/accel channel samples stats verdict compare compare-json compare-table html ab ab-runs ab-plan ab-finish result kernels/source kernels/build run spawn util yaml main
 HARNESS += tarball
 HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight kernels/kneeds
@@ -42,7 +42,7 @@ HARNESS += counters-cmp
 HARNESS += profilers/profiler profilers/insns profilers/profile-diff profilers/profile-ab
 HARNESS += series nightly nightly-cp nightly-bisect history changepoint mail bisect bisect-search
 HARNESS += backends/libvirt backends/libvirt-remote
-HARNESS += backends/lava backends/lava-run backends/lava-serve
+HARNESS += backends/lava backends/lava-job backends/lava-run backends/lava-serve
 HARNESS += exports/export exports/jfile
 HARNESS += exports/export-lava exports/export-kcidb exports/export-kcidb-ab
 HARNESS += kernels/tree kernels/tree-package kernels/tree-dir kernels/tree-git kernels/gitsrc kernels/kconfig kernels/build-whole kernels/sides kernels/import kernels/kernel-cmd kernels/kernel-pvh kernels/pool

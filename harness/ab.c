@@ -11,6 +11,7 @@
 
 #include "ab-finish.h"
 #include "ab-plan.h"
+#include "ab-runs.h"
 #include "ab.h"
 #include "backends/vm.h"
 #include "compare.h"
@@ -25,38 +26,6 @@
 #include "summary.h"
 #include "util.h"
 
-static const char *const side_names[] = { "stock", "patched" };
-
-struct progress {
-	int tty;
-	int done, total;
-	const char *side;
-	double t0, run_t0, sum_wall;
-	int nwall;
-	char ratio[64];
-};
-
-static void progress_show(struct progress *p, const char *phase)
-{
-	double now = mono_now(), el = now - p->t0;
-	double per = p->nwall ? p->sum_wall / p->nwall : 0;
-	double eta = per * (p->total - p->done) - (p->nwall ? now - p->run_t0 : 0);
-
-	if (!p->tty)
-		return;
-	if (eta < 0)
-		eta = 0;
-	fprintf(stderr, "\r\033[K[run %d/%d] %-7s %-8s elapsed %d:%02d  eta %s%d:%02d  %s",
-		p->done + 1, p->total, p->side, phase, (int)el / 60, (int)el % 60,
-		p->nwall ? "" : "~", (int)eta / 60, (int)eta % 60, p->ratio);
-	fflush(stderr);
-}
-
-static void on_phase(void *user, const char *phase)
-{
-	progress_show(user, phase);
-}
-
 
 static const struct metric *primary(const struct cmp *c)
 {
@@ -70,74 +39,6 @@ static const struct metric *primary(const struct cmp *c)
 	return NULL;
 }
 
-/* the directory of run @idx of @side, or of its warm-up when @idx < 0 (caller frees) */
-static char *run_dir(const struct ab_opts *o, int idx, int side)
-{
-	return idx < 0 ? xasprintf("%s/runs/warmup-%s", o->out_dir, side_names[side]) :
-	       xasprintf("%s/runs/%03d-%s", o->out_dir, idx, side_names[side]);
-}
-
-/* one run at index @idx: loaded when already on disk, else run now */
-static json_t *do_run(const struct ab_opts *o, int idx, int side, const char *host,
-		      struct progress *pg)
-{
-	char *dir = run_dir(o, idx, side);
-	char *res = xasprintf("%s/result.json", dir), *old = NULL;
-	char *sets[2 * AB_MAX_SETS];
-	struct run_opts ro = { 0 };
-	json_t *j = NULL;
-
-	if (path_exists(res)) {
-		j = json_load_file(res, 0, NULL);
-		if (j)
-			goto out;
-	}
-	if (path_exists(dir)) {
-		/*
-		 * killed mid-run: keep what it wrote for the record, run it again (the
-		 * lava backend takes the job that attempt submitted back, if any)
-		 */
-		old = xasprintf("%s.interrupted-%ld", dir, (long)time(NULL));
-		if (rename(dir, old) < 0) {
-			warning("cannot move '%s' aside: %s", dir, strerror(errno));
-			free(old);
-			old = NULL;
-		} else {	/* its QEMU died with the killed kpair: the pid is no one's now */
-			char *pid = xasprintf("%s/qemu.pid", old);
-
-			unlink(pid);
-			free(pid);
-		}
-	}
-	ro.job_path = o->job_path;
-	ro.kernel = o->side[side].kernel;
-	ro.nset = ab_side_sets(o, side, sets);
-	ro.sets = sets;
-	ro.out_dir = dir;
-	ro.backend = host ? backend_for_hosts()->name : o->backend;
-	ro.dest = host ? host : o->uri;
-	ro.remote = host != NULL;
-	ro.earlier = old;
-	ro.quiet = 1;
-	ro.on_phase = on_phase;
-	ro.phase_user = pg;
-	pg->side = side_names[side];
-	pg->run_t0 = mono_now();
-	util_quiet++;
-	run_one(&ro);
-	util_quiet--;
-	pg->sum_wall += mono_now() - pg->run_t0;
-	pg->nwall++;
-	j = json_load_file(res, 0, NULL);
-	if (!j)
-		j = json_pack("{s:s, s:s}", "status", "setup-failed", "reason", "the run wrote no result.json");
-out:
-	free(old);
-	free(res);
-	free(dir);
-	return j;
-}
-
 /* append run @idx of @side (on @host, or NULL) to @order; true when it ended ok */
 static int record(json_t *order, int idx, int side, const char *host, json_t *r, int tty)
 {
@@ -147,76 +48,17 @@ static int record(json_t *order, int idx, int side, const char *host, json_t *r,
 	int good = st && !strcmp(st, "ok");
 	json_t *e;
 
-	e = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", idx, "side", side_names[side],
+	e = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", idx, "side", ab_side_names[side],
 		      "run_dir", run_id ? run_id : "", "status", st ? st : "?",
 		      "reason", reason ? reason : "", "result", r);
 	if (host)
 		json_object_set_new(e, "host", json_string(host));
 	json_array_append_new(order, e);
 	if (!tty)
-		printf("ab: run %d %s%s%s: %s%s%s\n", idx + 1, side_names[side], host ? " on " : "",
+		printf("ab: run %d %s%s%s: %s%s%s\n", idx + 1, ab_side_names[side], host ? " on " : "",
 		       host ? host : "", st ? st : "?", good ? "" : ": ",
 		       good ? "" : reason ? reason : "");
 	return good;
-}
-
-static int run_on_disk(const struct ab_opts *o, int idx, int side)
-{
-	char *dir = run_dir(o, idx, side), *res = xasprintf("%s/result.json", dir);
-	int have = path_exists(res);
-
-	free(res);
-	free(dir);
-	return have;
-}
-
-/*
- * -j N or --hosts: the first attempts of a batch of slots run at once, in
- * child processes that write their run directories; the parent then reads
- * them back through do_run like any run already on disk. With -j each slot
- * has its own child; with --hosts each host has one, which runs that host's
- * slots one after the other. Retries run one by one after.
- */
-static void run_batch(const struct ab_opts *o, const int *idx, const int *side,
-		      const char *const *host, int n, struct progress *pg)
-{
-	pid_t pids[AB_MAX_BATCH];
-	int mine[AB_MAX_BATCH] = { 0 };
-	double t0 = mono_now();
-	int k, q, started = 0;
-
-	for (k = 0; k < n; k++) {
-		pids[k] = -1;
-		if (mine[k] || run_on_disk(o, idx[k], side[k]))
-			continue;
-		for (q = k; q < n; q++)	/* the slots this child runs */
-			mine[q] = q == k || (host[k] && host[q] && !strcmp(host[k], host[q]));
-		fflush(NULL);
-		pids[k] = fork();
-		if (pids[k] == 0) {
-			struct progress quiet = *pg;
-
-			quiet.tty = 0;
-			for (q = k; q < n; q++)
-				if (mine[q] && !run_on_disk(o, idx[q], side[q]))
-					json_decref(do_run(o, idx[q], side[q], host[q], &quiet));
-			_exit(0);
-		}
-		if (pids[k] < 0) {
-			warning("fork: %s: run %d runs later, alone", strerror(errno), idx[k]);
-			continue;
-		}
-		for (q = k; q < n; q++)
-			started += mine[q];
-	}
-	for (k = 0; k < n; k++)
-		if (pids[k] > 0)
-			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
-				;
-	if (started) {
-		pg->sum_wall += (mono_now() - t0) * started / n;
-		pg->nwall += started;
-	}
 }
 
 /*
@@ -269,15 +111,15 @@ static void warm_up(const struct ab_opts *o, int *warmed, int side, const char *
 
 	if (*warmed)
 		return;
-	dir = run_dir(o, -1, side);
+	dir = ab_run_dir(o, -1, side);
 	for (i = 0; i < o->warmup; i++) {
 		json_t *r;
 
 		rm_rf(dir);	/* a resume's warm-up boots again */
-		r = do_run(o, -1, side, host, pg);
+		r = ab_do_run(o, -1, side, host, pg);
 		if (!pg->tty)
 			printf("ab: warm-up %d of %d (%s, not compared): %s\n", i + 1, o->warmup,
-			       side_names[side], json_string_value(json_object_get(r, "status")));
+			       ab_side_names[side], json_string_value(json_object_get(r, "status")));
 		same_fail_add(&sf[side], r);
 		json_decref(r);
 	}
@@ -285,16 +127,26 @@ static void warm_up(const struct ab_opts *o, int *warmed, int side, const char *
 	free(dir);
 }
 
-/* slots started together: -j N, or two a host with --hosts; no more than the target needs */
-static int batch_size(const struct ab_opts *o, const int *ok, int target)
+/*
+ * slots started together: -j N, or two a host with --hosts, times the runs the backend takes
+ * at once; no more than the target needs
+ */
+static int batch_size(const struct ab_opts *o, const int *ok, int target, int slot)
 {
-	int nb = o->nhosts ? 2 * o->nhosts : o->jobs > 1 ? o->jobs : 1;
+	int nb = (o->nhosts ? 2 * o->nhosts : o->jobs > 1 ? o->jobs : 1) * ab_backend_batch(o);
 	int left = 2 * target - ok[0] - ok[1];
 
 	if (nb > AB_MAX_BATCH)
 		nb = AB_MAX_BATCH;
-	if (left >= 2 && nb > left)
+	if (ab_backend_batch(o) > 1) {
+		/* no more runs than the target needs, and the batch ends on a pair (even slot) */
+		if (nb > left)
+			nb = left > 1 ? left : 1;
+		if ((slot + nb) % 2 && nb < AB_MAX_BATCH)
+			nb++;
+	} else if (left >= 2 && nb > left) {
 		nb = left & ~1;
+	}
 	return nb;
 }
 
@@ -327,7 +179,7 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 				break;
 			target++;
 		}
-		nb = batch_size(o, ok, target);
+		nb = batch_size(o, ok, target, slot);
 		for (k = 0; k < nb; k++) {
 			side[k] = ab_slot_side(o->seed, slot + k);
 			host[k] = ab_slot_host(o, slot + k);
@@ -336,22 +188,22 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 				if (pg.tty)
 					fputc('\n', stderr);
 				return error("%d %s runs failed: giving up (see %s/runs)",
-					     failed[side[k]], side_names[side[k]], o->out_dir);
+					     failed[side[k]], ab_side_names[side[k]], o->out_dir);
 			}
 		}
 		pg.total = 2 * target;
 		pg.done = ok[0] + ok[1];
 		for (k = 0; k < nb && !warmed; k++)
-			if (!run_on_disk(o, first[k], side[k]))
+			if (!ab_run_on_disk(o, first[k], side[k]))
 				warm_up(o, &warmed, side[k], host[k], &pg, sf);
 		if (nb > 1) {
 			pg.side = "both";
-			progress_show(&pg, "parallel");
-			run_batch(o, first, side, host, nb, &pg);
+			ab_progress_show(&pg, "parallel");
+			ab_run_batch(o, first, side, host, nb, &pg);
 		}
 		idx += nb;
 		for (k = 0; k < nb; k++) {
-			json_t *r = do_run(o, first[k], side[k], host[k], &pg);
+			json_t *r = ab_do_run(o, first[k], side[k], host[k], &pg);
 
 			if (same_fail_add(&sf[side[k]], r))
 				certain = side[k];
@@ -371,9 +223,9 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 			for (attempt = 1; !good[k] && attempt <= o->retries && certain < 0; attempt++) {
 				json_t *r;
 
-				if (!run_on_disk(o, idx, side[k]))
+				if (!ab_run_on_disk(o, idx, side[k]))
 					warm_up(o, &warmed, side[k], host[k], &pg, sf);
-				r = do_run(o, idx, side[k], host[k], &pg);
+				r = ab_do_run(o, idx, side[k], host[k], &pg);
 				if (same_fail_add(&sf[side[k]], r))
 					certain = side[k];
 				good[k] = record(order, idx, side[k], host[k], r, pg.tty);
@@ -388,7 +240,7 @@ static int ab_loop(struct ab_opts *o, json_t *order, const struct job *job)
 			if (pg.tty)
 				fputc('\n', stderr);
 			return error("every %s run fails the same way (%s): stopping, no run of that "
-				     "side can succeed (see %s/runs)", side_names[certain],
+				     "side can succeed (see %s/runs)", ab_side_names[certain],
 				     sf[certain].what, o->out_dir);
 		}
 		if (pg.tty) {
@@ -452,7 +304,7 @@ static int ab_go(struct ab_opts *o, int resuming)
 		}
 		/* a kernel that cannot run the job: said before the first boot, not after seven */
 		if (kernel_kneeds_check(&k, &job[s], why, sizeof(why)) < 0) {
-			error("%s side: %s", side_names[s], why);
+			error("%s side: %s", ab_side_names[s], why);
 			kernel_release(&k);
 			goto out;
 		}
@@ -571,7 +423,7 @@ int ab_report(const char *dir)
 		int side, found = 0;
 
 		for (side = 0; side < 2; side++) {
-			char *res = xasprintf("%s/runs/%03d-%s/result.json", dir, idx, side_names[side]);
+			char *res = xasprintf("%s/runs/%03d-%s/result.json", dir, idx, ab_side_names[side]);
 			json_t *r = json_load_file(res, 0, NULL);
 
 			free(res);
@@ -579,7 +431,7 @@ int ab_report(const char *dir)
 				continue;
 			found = 1;
 			json_array_append_new(order, json_pack("{s:i, s:s, s:O, s:O, s:O, s:o}",
-				"index", idx, "side", side_names[side], "run_dir",
+				"index", idx, "side", ab_side_names[side], "run_dir",
 				json_object_get(r, "run_id"), "status", json_object_get(r, "status"),
 				"reason", json_object_get(r, "reason"), "result", r));
 		}

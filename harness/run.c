@@ -354,8 +354,8 @@ static int run_prepare(struct run *r)
 	return 0;
 }
 
-/* the guest's boot: its kernel command line, the vm_spec, the backend */
-static void run_boot(struct run *r)
+/* the guest's boot: its kernel command line, the vm_spec; -1 when the run cannot start */
+static int run_spec(struct run *r)
 {
 	const struct run_opts *o = r->o;
 	struct vm_spec *spec = &r->spec;
@@ -411,10 +411,8 @@ static void run_boot(struct run *r)
 	info("run %s: booting %s (%s) with workload %s on %s", r->run_id, r->kernel.id, r->accel,
 	     job->workload, job->fs);
 	if (r->profiler) {
-		if (r->profiler->prepare(&r->target, r->dir, &r->plugin, &r->symbols) < 0) {
-			setup_failed(r, "%s", error_last());
-			return;
-		}
+		if (r->profiler->prepare(&r->target, r->dir, &r->plugin, &r->symbols) < 0)
+			return setup_failed(r, "%s", error_last());
 		spec->plugin = r->plugin;
 		spec->symbols = r->symbols;
 	}
@@ -423,7 +421,13 @@ static void run_boot(struct run *r)
 	spec->earlier = o->earlier;
 	r->ri.dest = o->dest;
 	r->ri.backend = r->be->name;
-	if (r->be->run(spec, &r->ch, &r->vm) < 0)
+	return 0;
+}
+
+/* the guest's boot through the backend */
+static void run_boot(struct run *r)
+{
+	if (run_spec(r) == 0 && r->be->run(&r->spec, &r->ch, &r->vm) < 0)
 		setup_failed(r, "the %s backend could not start the run: %s", r->ri.backend,
 			     error_last());
 }
@@ -491,4 +495,56 @@ int run_one(const struct run_opts *o)
 	}
 	run_release(&r);
 	return ret;
+}
+
+int run_many(const struct run_opts *o, int n, int *status)
+{
+	struct run *r = xcalloc(n, sizeof(*r));
+	const struct vm_spec **spec = xcalloc(n, sizeof(*spec));
+	struct channel **ch = xcalloc(n, sizeof(*ch));
+	struct vm_result **res = xcalloc(n, sizeof(*res));
+	int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		run_init(&r[i], &o[i]);
+		status[i] = run_load(&r[i]);
+		if (status[i] || run_prepare(&r[i]) < 0 || run_spec(&r[i]) < 0)
+			continue;
+		spec[m] = &r[i].spec;
+		ch[m] = &r[i].ch;
+		res[m++] = &r[i].vm;
+	}
+	if (m > 1 && r[0].be->run_many) {
+		r[0].be->run_many(spec, ch, res, m);
+	} else {
+		for (i = 0; i < n; i++)
+			if (!status[i] && !r[i].setup_err[0] &&
+			    r[i].be->run(&r[i].spec, &r[i].ch, &r[i].vm) < 0)
+				setup_failed(&r[i], "the %s backend could not start the run: %s",
+					     r[i].ri.backend, error_last());
+	}
+	for (i = 0; i < n; i++) {
+		char *dir = NULL;
+
+		if (status[i]) {
+			run_release(&r[i]);
+			continue;
+		}
+		run_clean_images(&r[i]);
+		if (r[i].vm.not_started) {	/* nothing of it ran: no result, no directory */
+			dir = xstrdup(r[i].dir);
+			status[i] = RUN_NOT_STARTED;
+		} else {
+			status[i] = run_record(&r[i]);
+		}
+		run_release(&r[i]);
+		if (dir)
+			rm_rf(dir);
+		free(dir);
+	}
+	free(res);
+	free(ch);
+	free(spec);
+	free(r);
+	return 0;
 }

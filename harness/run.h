@@ -34,4 +34,12 @@ struct run_opts {
  */
 int run_one(const struct run_opts *o);
 
+/*
+ * @n runs, @o[0..@n) (one backend), handed to the backend at once when it takes several
+ * (backend.run_many: a LAVA job of several boots); each one's status in @status[i] as
+ * run_one's, or RUN_NOT_STARTED: the backend never booted it, and it left nothing.
+ */
+#define RUN_NOT_STARTED (-2)
+int run_many(const struct run_opts *o, int n, int *status);
+
 #endif

@@ -1,11 +1,12 @@
 /*
- * lava-run.c - one run as one LAVA job (backend_lava): the job definition
- * from the vm_spec (QEMU as kpair's own backend starts it, through the qemu
- * device type's context: arch, memory, extra_options), its submission, the
- * wait with a progress line and a queue deadline, and the job log read back:
- * the console lines go to console.log, the records the agent echoes there
- * (kpair.echo=1) through the channel. A job that ends Incomplete or Canceled
- * without a done record is a failed run with LAVA's reason.
+ * lava-run.c - runs as LAVA jobs (backend_lava): one run a job, or several
+ * (--lava-runs-per-job, lava_run_many), the definition from lava-job.c; the
+ * submission, the wait with a progress line and a queue deadline, and the job
+ * log read back and cut into its runs: each run's console lines go to its
+ * console.log, the records the agent echoes there (kpair.echo=1) through its
+ * channel. A run without a done record in a job that ended Incomplete or
+ * Canceled is a failed run with LAVA's reason; a run the job never booted is
+ * not started (the A/B runs it again), not failed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,130 +17,12 @@
 #include <unistd.h>
 
 #include "../guest/record.h"
-#include "backends/qemu-args.h"
 #include "backends/vm.h"
 #include "lava.h"
-#include "spawn.h"
 #include "util.h"
-#include "yaml.h"
 
-#define POLL_S 2.0
-#define DEPLOY_S 600	/* LAVA's copies of the images, on top of the boot and workload */
-
-/* qemu_add_fn onto the extra_options list: "-M q35", "-nodefaults" */
-static void extra_words(void *ctx, const char *opt, const char *val)
-{
-	if (val)
-		yaml_item(ctx, 2, "%s %s", opt, val);
-	else
-		yaml_item(ctx, 2, "%s", opt);
-}
-
-static int is_qcow2(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n > 6 && !strcmp(path + n - 6, ".qcow2");
-}
-
-/*
- * image @label: served by kpair under @tok (--lava-serve; a disk gzip-compressed as it goes)
- * or a file:// URL; -1 with an error
- */
-static int image(struct text *y, const char *tok, const char *label, const char *path,
-		 const char *arg)
-{
-	int gz = *tok && !strncmp(label, "disk", 4) && !is_qcow2(path);
-	char *url = *tok ? lava_serve_add(tok, label, path) : file_url(path);
-
-	if (!url)
-		return -1;
-	if (gz) {
-		char *u = xasprintf("%s.gz", url);
-
-		free(url);
-		url = u;
-	}
-	text_add(y, "      %s:\n        url: ", label);
-	yaml_str(y, url);
-	if (gz)
-		text_add(y, "\n        compression: gz");
-	text_add(y, "\n        image_arg: ");
-	yaml_str(y, arg);
-	text_add(y, "\n");
-	free(url);
-	return 0;
-}
-
-static int spec_ok(const struct vm_spec *s)
-{
-	if (strpbrk(s->append, "\"\\'{}"))
-		return error("kernel command line '%s': quotes, backslashes and braces cannot pass "
-			     "through LAVA's QEMU command line", s->append);
-	if (s->host_root)
-		return error("the lava backend cannot share the host's / with the guest");
-	return 0;
-}
-
-char *lava_job_definition(const struct vm_spec *s, const char *tok)
-{
-	const struct target *t = s->target;
-	unsigned long long run_s = (unsigned long long)(s->boot_timeout + s->workload_timeout) + 60;
-	/* no -m: the device type takes the memory from the context */
-	struct qemu_machine m = { t, s->accel, s->icount, 0, s->cpus, NULL };
-	struct text y = { 0 };
-	char *arg, label[16];
-	int i, bad;
-
-	text_add(&y, "job_name: ");
-	arg = xasprintf("kpair %s", s->name);
-	yaml_str(&y, arg);
-	free(arg);
-	text_add(&y, "\ndevice_type: ");
-	yaml_str(&y, lava_conf.device_type);
-	text_add(&y, "\nvisibility: public\npriority: medium\n"
-		 "timeouts:\n  job:\n    seconds: %llu\n  connection:\n    seconds: %llu\n",
-		 run_s + DEPLOY_S, run_s);
-	text_add(&y, "context:\n  arch: ");
-	yaml_str(&y, t->arch);
-	text_add(&y, "\n  memory: %llu\n  no_kvm: 'true'\n  failure_retry: 1\n  boot_retry: 1\n"
-		 "  extra_options:\n", (unsigned long long)(s->memory >> 20));
-	qemu_args_machine(&m, extra_words, &y);
-	yaml_item(&y, 2, "-serial stdio");
-	/* the results port must be open for the agent; the records come back on the console */
-	qemu_args_results_port(t, "file,id=res,path=/dev/null", extra_words, &y);
-	text_add(&y, "actions:\n- deploy:\n    to: tmpfs\n    timeout:\n      seconds: %d\n"
-		 "    images:\n", DEPLOY_S);
-	arg = xasprintf("-kernel {kernel} -append \"%s kpair.echo=1\"", s->append);
-	bad = image(&y, tok, "kernel", s->kernel, arg) < 0;
-	free(arg);
-	bad |= image(&y, tok, "initrd", s->initrd, "-initrd {initrd}") < 0;
-	for (i = 0; i < s->ndisks && !bad; i++) {
-		snprintf(label, sizeof(label), "disk%d", i);
-		/* PCI slots after whatever the device type adds: /dev/vda is disk0 */
-		arg = xasprintf("-drive format=%s,file={%s},if=none,id=%s,cache=%s%s "
-				"-device %s,drive=%s,addr=0x%x",
-				is_qcow2(s->disks[i].path) ? "qcow2" : "raw", label, label,
-				s->disks[i].cache,
-				s->disks[i].readonly ? ",readonly=on" : "", t->blk_dev, label,
-				0x10 + i);
-		bad |= image(&y, tok, label, s->disks[i].path, arg) < 0;
-		free(arg);
-	}
-	if (bad) {
-		free(y.s);
-		return NULL;
-	}
-	text_add(&y, "- boot:\n    method: qemu\n    media: tmpfs\n"
-		 "    timeout:\n      seconds: %llu\n", run_s);
-	/* the monitor keeps the job on the console from hello to done */
-	text_add(&y, "- test:\n    timeout:\n      seconds: %llu\n    monitors:\n"
-		 "    - name: kpair\n      start: '%s\\{\"type\":\"hello\"'\n"
-		 "      end: '%s\\{\"type\":\"done\"'\n"
-		 "      pattern: '%s\\{\"type\":\"sample\",\"seq\":[0-9]+,\"metric\":"
-		 "\"(?P<test_case_id>[^\"]+)\"'\n", run_s, REC_ECHO_PREFIX, REC_ECHO_PREFIX, REC_ECHO_PREFIX);
-	return y.s;
-}
+/* the lab's state is asked this often: a job's end is seen 0.25 s late on average */
+#define POLL_S 0.5
 
 /* submit @def: the job id, or -1 with an error carrying LAVA's message */
 static long submit(const char *def)
@@ -302,106 +185,88 @@ static void console_line(struct channel *ch, FILE *log, struct text *con, const 
 	free(rec.s);
 }
 
-int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con)
+/* a part's console lines (lava_log_parts) one by one; their number */
+static int part_feed(char *lines, struct channel *ch, FILE *log, struct text *con)
 {
 	char *line, *next;
 	int n = 0;
-	json_t *j;
 
-	for (line = text; line && *line; line = next) {
+	for (line = lines; line && *line; line = next, n++) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (strncmp(line, "- {", 3))
-			continue;
-		j = json_loads(line + 2, 0, NULL);
-		/* after the monitor's end match (done), LAVA logs the console as feedback */
-		if (json_is_object(j) && (!strcmp(jget_str(j, "lvl"), "target") ||
-					  !strcmp(jget_str(j, "lvl"), "feedback"))) {
-			console_line(ch, log, con, jget_str(j, "msg"));
-			n++;
-		}
-		json_decref(j);
+		console_line(ch, log, con, line);
 	}
 	return n;
 }
 
-/* the first error LAVA logged (the cause; the later ones say what it broke) into @why */
-static void log_error(const char *text, char *why, size_t wlen)
+static void parts_release(struct lava_part *parts, int n)
 {
-	const char *line, *end;
-	json_t *j;
+	int i;
 
-	for (line = text; line && *line; line = end ? end + 1 : NULL) {
-		end = strchr(line, '\n');
-		if (strncmp(line, "- {", 3) || !memmem(line, end ? (size_t)(end - line) : strlen(line),
-							"\"lvl\": \"error\"", 15))
-			continue;
-		j = json_loadb(line + 2, end ? (size_t)(end - line - 2) : strlen(line + 2), 0, NULL);
-		if (json_is_string(json_object_get(j, "msg")))
-			snprintf(why, wlen, "%s", jget_str(j, "msg"));
-		json_decref(j);
-		if (*why)
-			return;
-	}
+	for (i = 0; i < n; i++)
+		free(parts[i].console.s);
+	free(parts);
 }
 
-/*
- * job @id's log into console.log, the console scan and the channel; when LAVA
- * gave no failure comment, the log's first error into @why
- */
-static int read_log(long id, const struct vm_spec *s, struct channel *ch, struct vm_result *res,
-		    char *why, size_t wlen)
+int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con)
 {
-	struct text t = { 0 }, con = { 0 };
+	struct lava_part *parts = xcalloc(1, sizeof(*parts));
+	int n;
+
+	lava_log_parts(text, parts, 1);
+	n = part_feed(parts->console.s, ch, log, con);
+	parts_release(parts, 1);
+	return n;
+}
+
+/* job @id's log (GET) into *@out, NULL when the job has none (canceled before it started) */
+static int job_log(long id, char **out)
+{
+	struct text t = { 0 };
 	char path[64];
-	FILE *log;
 	long code;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "jobs/%ld/logs/", id);
+	code = lava_http(path, NULL, &t);
+	if (code == 200) {
+		*out = t.s;
+		return 0;
+	}
+	free(t.s);
+	if (code == 404)
+		return 0;
+	return code < 0 ? -1 : error("lava job %ld: its log: HTTP %ld", id, code);
+}
+
+/* a part of a job's log into the run's console.log, the console scan and the channel */
+static int part_read(struct lava_part *part, const struct vm_spec *s, struct channel *ch,
+		     struct vm_result *res)
+{
+	struct text con = { 0 };
+	FILE *log;
 
 	log = fopen(s->console_log, "we");
 	if (!log)
 		return error("cannot create '%s': %s", s->console_log, strerror(errno));
-	snprintf(path, sizeof(path), "jobs/%ld/logs/", id);
-	code = lava_http(path, NULL, &t);
-	if (code != 200) {
-		free(t.s);
-		fclose(log);
-		if (code == 404)	/* a job canceled before it started has no log */
-			return 0;
-		return code < 0 ? -1 : error("lava job %ld: its log: HTTP %ld", id, code);
-	}
-	if (!*why)
-		log_error(t.s, why, wlen);
-	lava_log_console(t.s, ch, log, &con);
+	part_feed(part->console.s, ch, log, &con);
 	fclose(log);
 	if (con.len)
 		console_scan_text(res, con.s, con.len);
 	free(con.s);
-	free(t.s);
 	return 0;
 }
-
-/* @name in the run's directory (where console.log is) */
-static char *run_file(const struct vm_spec *s, const char *dir, const char *name)
-{
-	const char *slash = strrchr(s->console_log, '/');
-
-	if (dir)
-		return xasprintf("%s/%s", dir, name);
-	if (!slash)
-		return xstrdup(name);
-	return xasprintf("%.*s/%s", (int)(slash - s->console_log), s->console_log, name);
-}
-
 /*
  * lava-job.json in the run's directory as soon as the job is submitted: the
- * lab and the job's id, for a resume after kpair was killed during the wait;
- * lava-job.yaml: the definition as submitted.
+ * lab, the job's id and which of its runs this one is, for a resume after
+ * kpair was killed during the wait; lava-job.yaml: the definition as submitted.
  */
-static void job_note(const struct vm_spec *s, long id, const char *def)
+static void job_note(const struct vm_spec *s, long id, int part, int nparts, const char *def)
 {
-	json_t *j = json_pack("{s:s, s:I}", "url", lava_conf.url, "id", (json_int_t)id);
-	char *p = run_file(s, NULL, "lava-job.json");
+	json_t *j = json_pack("{s:s, s:I, s:i, s:i}", "url", lava_conf.url, "id", (json_int_t)id,
+			      "part", part, "runs", nparts);
+	char *p = lava_run_file(s, NULL, "lava-job.json");
 
 	if (json_dump_file(j, p, JSON_INDENT(2)) < 0)
 		warning("cannot write '%s': a resume cannot take lava job %ld back", p, id);
@@ -409,7 +274,7 @@ static void job_note(const struct vm_spec *s, long id, const char *def)
 	json_decref(j);
 	if (!def)
 		return;
-	p = run_file(s, NULL, "lava-job.yaml");
+	p = lava_run_file(s, NULL, "lava-job.yaml");
 	if (write_file_atomic(p, def, strlen(def)) < 0)
 		warning("%s", error_last());
 	free(p);
@@ -418,154 +283,262 @@ static void job_note(const struct vm_spec *s, long id, const char *def)
 /*
  * ab resume: the job the interrupted attempt of this run submitted to this
  * lab, if any: it may still run, or have finished while kpair was away. Its
- * id, or -1 (none: submit a new one).
+ * id, with the run's part of it in *@part of *@nparts, or -1 (none: submit a new one).
  */
-static long reattach(const struct vm_spec *s)
+static long reattach(const struct vm_spec *s, int *part, int *nparts)
 {
 	char *p;
 	json_t *j;
 	long id = -1;
 
+	*part = 0;
+	*nparts = 1;
 	if (!s->earlier)
 		return -1;
-	p = run_file(s, s->earlier, "lava-job.json");
+	p = lava_run_file(s, s->earlier, "lava-job.json");
 	j = json_load_file(p, 0, NULL);
 	free(p);
 	if (j && !strcmp(jget_str(j, "url"), lava_conf.url) &&
 	    json_is_integer(json_object_get(j, "id")))
 		id = (long)json_integer_value(json_object_get(j, "id"));
+	if (json_is_integer(json_object_get(j, "runs"))) {
+		*part = (int)json_integer_value(json_object_get(j, "part"));
+		*nparts = (int)json_integer_value(json_object_get(j, "runs"));
+	}
 	json_decref(j);
-	if (id < 0)
+	if (id < 0 || *nparts < 1 || *part < 0 || *part >= *nparts)
 		return -1;
 	/* said even in an A/B's quiet runs: the run's result is that older job's */
 	warning("run %s: lava job %ld was submitted before kpair stopped: waiting for it again",
 		s->name, id);
-	job_note(s, id, NULL);
+	job_note(s, id, *part, *nparts, NULL);
 	return id;
 }
 
-/*
- * The run's disks as qcow2 files in the run's directory (@q, the spec's copy, points at them):
- * LAVA copies an image whole into the worker's tmpfs, holes and all (and gunzips a served
- * one), so a sparse raw disk costs its nominal size on every job; a qcow2 of a fresh file
- * system holds its written blocks alone. The same bytes reach the guest: the mkfs and its
- * geometry are the run's own.
- */
-static int disks_qcow2(const struct vm_spec *s, struct vm_spec *q, char **paths)
+/* one run of a job */
+struct lava_one {
+	const struct vm_spec *s;
+	struct channel *ch;
+	struct vm_result *res;
+	int part;			/* its place in the job's actions */
+	char tok[LAVA_TOKEN_LEN + 1];	/* its files' set when kpair serves them, or "" */
+	char *qpaths[VM_MAX_DISKS];	/* its disks as qcow2 */
+	struct vm_spec q;		/* its spec, with those disks */
+};
+
+static void ones_release(struct lava_one *r, int n)
 {
 	int i;
 
-	*q = *s;
-	for (i = 0; i < s->ndisks; i++) {
-		const char *argv[] = { "qemu-img", "convert", "-q", "-f", "raw", "-O", "qcow2",
-				       s->disks[i].path, NULL, NULL };
-		struct spawn_result r = SPAWN_RESULT_INIT;
-
-		char name[32];
-
-		snprintf(name, sizeof(name), "lava-disk%d.qcow2", i);
-		paths[i] = run_file(s, NULL, name);
-		argv[8] = paths[i];
-		if (spawn_run(argv, 300000, &r) < 0 || r.exit_code) {
-			error("qemu-img convert '%s' to qcow2 for the lab: %s", s->disks[i].path,
-			      r.timed_out ? "timed out" : *r.err ? r.err : "failed");
-			spawn_result_release(&r);
-			return -1;
-		}
-		spawn_result_release(&r);
-		q->disks[i].path = paths[i];
+	for (i = 0; i < n; i++) {
+		lava_disks_remove(r[i].s, r[i].qpaths);
+		lava_serve_close(r[i].tok);
+		r[i].tok[0] = '\0';
 	}
-	return 0;
 }
 
-static void disks_qcow2_remove(const struct vm_spec *s, char **paths)
+/* the runs' images ready (served, disks as qcow2) and their job submitted: its id, or -1 */
+static long job_submit(struct lava_one *r, int n)
 {
+	const struct vm_spec **qs = xcalloc(n, sizeof(*qs));
+	char **toks = xcalloc(n, sizeof(*toks));
+	char *def = NULL;
+	long id = -1;
 	int i;
 
-	for (i = 0; i < s->ndisks; i++) {
-		if (paths[i])
-			unlink(paths[i]);
-		free(paths[i]);
-		paths[i] = NULL;
+	for (i = 0; i < n; i++) {
+		if (lava_serving() && lava_serve_open(r[i].tok) < 0)
+			goto out;
+		if (lava_disks_qcow2(r[i].s, &r[i].q, r[i].qpaths) < 0)
+			goto out;
+		qs[i] = &r[i].q;
+		toks[i] = r[i].tok;
 	}
-}
-
-static long submit_run(const struct vm_spec *s, struct vm_result *res, char *tok, char **qpaths)
-{
-	struct vm_spec q;
-	char *def;
-	long id;
-
-	if (lava_serving() && lava_serve_open(tok) < 0)
-		return -1;
-	if (disks_qcow2(s, &q, qpaths) < 0)
-		return -1;
-	def = lava_job_definition(&q, tok);
+	def = lava_job_definition_many(qs, n, toks);
 	if (!def)
-		return -1;
+		goto out;
 	id = submit(def);
-	if (id < 0) {
-		res->status = RUN_QEMU_DIED;
-		snprintf(res->reason, sizeof(res->reason), "%.500s", error_last());
-	} else {
-		job_note(s, id, def);
-		info("run %s: lava job %ld submitted to %s", s->name, id, lava_conf.url);
-	}
+	if (id < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		job_note(r[i].s, id, i, n, def);
+	if (n > 1)
+		info("runs %s to %s: lava job %ld submitted to %s", r[0].s->name, r[n - 1].s->name,
+		     id, lava_conf.url);
+	else
+		info("run %s: lava job %ld submitted to %s", r[0].s->name, id, lava_conf.url);
+out:
 	free(def);
+	free(toks);
+	free(qs);
 	return id;
 }
 
-static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
+/* run @r's part of job @id's log into its result; @why LAVA's word on a failure */
+static void run_finish(struct lava_one *r, struct lava_part *part, long id, int nparts,
+		       const char *health, const char *why, int gave_up)
 {
-	struct vm_chain chain = { ch->cb, ch->user, res, s };
-	double run_s = s->boot_timeout + s->workload_timeout + DEPLOY_S;
-	char health[32] = "", why[400] = "", tok[LAVA_TOKEN_LEN + 1] = "";
-	char *qpaths[VM_MAX_DISKS] = { NULL };
-	struct sigaction old[2];
-	long id;
-	int gave_up;
+	struct vm_chain chain = { r->ch->cb, r->ch->user, r->res, r->s };
+	struct channel *ch = r->ch;
+	struct vm_result *res = r->res;
 
-	if (spec_ok(s) < 0)
-		return -1;
-	res->t_start = mono_now();
-	stop_catch(old);	/* from before the submission: no job is left behind by a signal */
-	id = reattach(s);
-	if (id < 0)
-		id = submit_run(s, res, tok, qpaths);
-	if (id < 0) {
-		disks_qcow2_remove(s, qpaths);
-		stop_release(old, -1);
-		lava_serve_close(tok);
-		if (res->status != RUN_QEMU_DIED)
-			return -1;
-		res->exit = mono_now() - res->t_start;
-		return 0;	/* the lab refused the job: a failed run with its word */
-	}
-	res->cmdline = xasprintf("LAVA job %ld at %s (device type %s)", id, lava_conf.url,
-				 lava_conf.device_type);
+	free(res->cmdline);
+	res->cmdline = nparts > 1 ?
+		xasprintf("LAVA job %ld at %s (device type %s), run %d of %d", id, lava_conf.url,
+			  lava_conf.device_type, r->part + 1, nparts) :
+		xasprintf("LAVA job %ld at %s (device type %s)", id, lava_conf.url,
+			  lava_conf.device_type);
 	snprintf(res->where, sizeof(res->where), "lava job %ld", id);
-	gave_up = wait_job(id, lava_conf.queue_timeout, run_s, health, sizeof(health),
-			   why, sizeof(why)) < 0;
-	disks_qcow2_remove(s, qpaths);	/* the job is over (or canceled next) */
-	stop_release(old, id);
-	lava_serve_close(tok);
+	res->exit = mono_now() - res->t_start;
+	if (nparts > 1 && !part->booted) {
+		/* the job ended on an earlier run, or before any: this one is not a failure */
+		res->not_started = 1;
+		res->status = RUN_QEMU_DIED;
+		snprintf(res->reason, sizeof(res->reason), "lava job %ld ended before its run %d "
+			 "of %d booted", id, r->part + 1, nparts);
+		return;
+	}
 	ch->cb = vm_chain_cb;
 	ch->user = &chain;
-	if (read_log(id, s, ch, res, why, sizeof(why)) < 0)
-		warning("lava job %ld: no log read back: %s", id, error_last());
+	if (part_read(part, r->s, ch, res) < 0)
+		warning("lava job %ld: no console for run %s: %s", id, r->s->name, error_last());
 	channel_end(ch);
 	ch->cb = chain.cb;
 	ch->user = chain.user;
-	res->exit = mono_now() - res->t_start;
-	vm_classify(s, res, ch, 0, 0);
-	if (res->status == RUN_AGENT_EXIT || gave_up) {
+	vm_classify(r->s, res, ch, 0, 0);
+	if (res->status == RUN_AGENT_EXIT || (gave_up && res->status != RUN_OK)) {
 		/* no done record: LAVA's word on why is the reason */
 		res->status = RUN_QEMU_DIED;
 		snprintf(res->reason, sizeof(res->reason), "lava job %ld %s: %.400s", id,
 			 gave_up ? "given up" : *health ? health : "ended",
-			 *why ? why : "(LAVA gave no reason)");
+			 *why ? why : *part->error ? part->error : "(LAVA gave no reason)");
+	}
+}
+
+/* the log of job @id, of @nparts runs, into the results of @r[0..@n) */
+static void job_finish(struct lava_one *r, int n, long id, int nparts, const char *health,
+		       const char *why, int gave_up)
+{
+	struct lava_part *parts = xcalloc(nparts, sizeof(*parts));
+	char *log = NULL;
+	int i;
+
+	if (job_log(id, &log) < 0)
+		warning("lava job %ld: no log read back: %s", id, error_last());
+	if (log)
+		lava_log_parts(log, parts, nparts);
+	for (i = 0; i < n; i++)
+		run_finish(&r[i], &parts[r[i].part], id, nparts, health, why, gave_up);
+	free(log);
+	parts_release(parts, nparts);
+}
+
+/* @n runs as one job: submitted, waited for, each run's result from its part of the log */
+static void job_run(struct lava_one *r, int n)
+{
+	char health[32] = "", why[400] = "";
+	struct sigaction old[2];
+	double run_s = 0;
+	long id;
+	int i, gave_up;
+
+	for (i = 0; i < n; i++) {
+		r[i].part = i;
+		r[i].res->t_start = mono_now();
+		run_s += lava_run_seconds(r[i].s) + LAVA_DEPLOY_S;
+	}
+	stop_catch(old);	/* from before the submission: no job is left behind by a signal */
+	id = job_submit(r, n);
+	if (id < 0) {
+		ones_release(r, n);
+		stop_release(old, -1);
+		for (i = 0; i < n; i++) {	/* the lab refused the job: failed runs with its word */
+			r[i].res->status = RUN_QEMU_DIED;
+			r[i].res->not_started = n > 1;	/* each is tried again alone */
+			snprintf(r[i].res->reason, sizeof(r[i].res->reason), "%.500s", error_last());
+			r[i].res->exit = mono_now() - r[i].res->t_start;
+		}
+		return;
+	}
+	gave_up = wait_job(id, lava_conf.queue_timeout, run_s, health, sizeof(health), why,
+			   sizeof(why)) < 0;
+	ones_release(r, n);	/* the job is over (or canceled next) */
+	stop_release(old, id);
+	job_finish(r, n, id, n, health, why, gave_up);
+}
+
+/*
+ * Several runs, in order: those whose QEMU context (target, memory, machine options) is the
+ * same go together as one job, each with its own deploy, boot and monitor. LAVA's fixed cost
+ * (scheduling, starting the dispatcher, ending the job) is paid once for them all.
+ */
+static int lava_run_many(const struct vm_spec *const *s, struct channel *const *ch,
+			 struct vm_result *const *res, int n)
+{
+	struct lava_one *r = xcalloc(n, sizeof(*r));
+	char *ctx = NULL, *next;
+	int i, m = 0, first = 0;
+
+	for (i = 0; i < n; i++) {
+		if (lava_spec_ok(s[i]) < 0) {
+			res[i]->status = RUN_SETUP_FAILED;
+			snprintf(res[i]->reason, sizeof(res[i]->reason), "%.500s", error_last());
+			continue;
+		}
+		r[m].s = s[i];
+		r[m].ch = ch[i];
+		r[m].res = res[i];
+		m++;
+	}
+	for (i = 0; i <= m; i++) {
+		next = i < m ? lava_job_context(r[i].s) : NULL;
+		if (i > first && (i == m || strcmp(ctx, next))) {
+			job_run(r + first, i - first);
+			first = i;
+		}
+		free(ctx);
+		ctx = next;
+	}
+	free(r);
+	return 0;
+}
+
+static int lava_run(const struct vm_spec *s, struct channel *ch, struct vm_result *res)
+{
+	struct lava_one r = { .s = s, .ch = ch, .res = res };
+	char health[32] = "", why[400] = "";
+	struct sigaction old[2];
+	int part, nparts, gave_up;
+	long id;
+
+	if (lava_spec_ok(s) < 0)
+		return -1;
+	res->t_start = mono_now();
+	id = reattach(s, &part, &nparts);
+	if (id < 0) {
+		job_run(&r, 1);
+		return 0;
+	}
+	stop_catch(old);
+	gave_up = wait_job(id, lava_conf.queue_timeout,
+			   nparts * ((double)lava_run_seconds(s) + LAVA_DEPLOY_S), health,
+			   sizeof(health), why, sizeof(why)) < 0;
+	stop_release(old, id);
+	r.part = part;
+	job_finish(&r, 1, id, nparts, health, why, gave_up);
+	if (res->not_started) {	/* that job ended before this run booted: a job of its own */
+		info("run %s: lava job %ld ended before it booted: submitting it again", s->name, id);
+		vm_result_release(res);
+		vm_result_init(res);
+		res->t_start = mono_now();
+		job_run(&r, 1);
 	}
 	return 0;
+}
+
+static int lava_batch(void)
+{
+	return lava_conf.runs_per_job;
 }
 
 const struct backend backend_lava = {
@@ -578,4 +551,6 @@ const struct backend backend_lava = {
 	.plan_load = lava_plan_load,
 	.command = lava_command,
 	.run = lava_run,
+	.run_many = lava_run_many,
+	.batch = lava_batch,
 };

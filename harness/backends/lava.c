@@ -18,7 +18,7 @@
 #include "util.h"
 
 
-struct lava_conf lava_conf = { .device_type = "qemu", .queue_timeout = 600 };
+struct lava_conf lava_conf = { .device_type = "qemu", .queue_timeout = 600, .runs_per_job = LAVA_RUNS_PER_JOB };
 static char *lava_token;	/* read once from lava_conf.token_file */
 
 const struct backend_opt lava_opts[] = {
@@ -29,13 +29,15 @@ const struct backend_opt lava_opts[] = {
 	[LAVA_OPT_QUEUE_TIMEOUT] = { "lava-queue-timeout", "S" },
 	[LAVA_OPT_SERVE] = { "lava-serve", "ADDR:PORT" },
 	[LAVA_OPT_SERVE_URL] = { "lava-serve-url", "URL" },
+	[LAVA_OPT_RUNS_PER_JOB] = { "lava-runs-per-job", "N" },
 	{ NULL, NULL },
 };
 
 const char lava_usage[] =
 	"        [--backend lava --lava-url URL --lava-token-file F [--lava-device-type qemu]\n"
-	"         [--lava-queue-timeout S] [--lava-insecure]    each run a job on a LAVA lab\n"
-	"         [--lava-serve ADDR:PORT [--lava-serve-url URL]]]   images over HTTP from kpair\n";
+	"         [--lava-queue-timeout S] [--lava-insecure]    runs as jobs on a LAVA lab\n"
+	"         [--lava-serve ADDR:PORT [--lava-serve-url URL]]   images over HTTP from kpair\n"
+	"         [--lava-runs-per-job N]]   an A/B's runs N a job, each its own boot (10)\n";
 
 int lava_option(int opt, const char *arg)
 {
@@ -65,6 +67,14 @@ int lava_option(int opt, const char *arg)
 			return error("--lava-serve-url '%s': an http:// or https:// URL", arg);
 		lava_conf.serve_url = arg;
 		return 0;
+	case LAVA_OPT_RUNS_PER_JOB: {
+		long n = strtol(arg, &end, 10);
+
+		if (*end || end == arg || n < 1 || n > 64)
+			return error("--lava-runs-per-job '%s': a number of runs, 1 to 64", arg);
+		lava_conf.runs_per_job = (int)n;
+		return 0;
+	}
 	}
 	return error("unknown lava option %d", opt);
 }
@@ -227,11 +237,11 @@ int lava_preflight(void)
 
 void lava_conf_save(json_t *plan)
 {
-	json_t *l = json_pack("{s:s?, s:s?, s:s, s:b, s:f, s:s?, s:s?}", "url", lava_conf.url,
+	json_t *l = json_pack("{s:s?, s:s?, s:s, s:b, s:f, s:s?, s:s?, s:i}", "url", lava_conf.url,
 			      "token_file", lava_conf.token_file, "device_type",
 			      lava_conf.device_type, "insecure", lava_conf.insecure,
 			      "queue_timeout", lava_conf.queue_timeout, "serve", lava_conf.serve,
-			      "serve_url", lava_conf.serve_url);
+			      "serve_url", lava_conf.serve_url, "runs_per_job", lava_conf.runs_per_job);
 
 	json_object_set_new(plan, "lava", l);
 }
@@ -258,6 +268,8 @@ void lava_command(struct text *t)
 		text_add(t, " --%s %g", lava_opts[LAVA_OPT_QUEUE_TIMEOUT].name, lava_conf.queue_timeout);
 	if (lava_conf.insecure)
 		text_add(t, " --%s", lava_opts[LAVA_OPT_INSECURE].name);
+	if (lava_conf.runs_per_job != LAVA_RUNS_PER_JOB)
+		text_add(t, " --%s %d", lava_opts[LAVA_OPT_RUNS_PER_JOB].name, lava_conf.runs_per_job);
 }
 
 int lava_plan_load(json_t *plan)
@@ -284,6 +296,8 @@ void lava_conf_load(json_t *plan)
 		lava_conf.serve = xstrdup(jget_str(l, "serve"));
 	if (!lava_conf.serve_url && *jget_str(l, "serve_url"))
 		lava_conf.serve_url = xstrdup(jget_str(l, "serve_url"));
+	if (json_is_integer(json_object_get(l, "runs_per_job")))
+		lava_conf.runs_per_job = (int)json_integer_value(json_object_get(l, "runs_per_job"));
 	if (json_is_number(json_object_get(l, "queue_timeout")))
 		lava_conf.queue_timeout = json_number_value(json_object_get(l, "queue_timeout"));
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "backends/vm.h"
+#include "util.h"
 
 struct lava_conf {
 	const char *url;		/* the lab's base URL, e.g. http://lab:8007/ */
@@ -24,7 +25,10 @@ struct lava_conf {
 	double queue_timeout;		/* seconds a job may wait to start (--lava-queue-timeout) */
 	const char *serve;		/* ADDR:PORT kpair serves the images at (--lava-serve) */
 	const char *serve_url;		/* the URL workers reach it at (--lava-serve-url) */
+	int runs_per_job;		/* an A/B's runs a job (--lava-runs-per-job) */
 };
+/* an A/B's runs a LAVA job unless told: each its own deploy, boot and monitor */
+#define LAVA_RUNS_PER_JOB 10
 extern struct lava_conf lava_conf;
 /* the lab's options onto a rerun command line (backend_lava.command) */
 void lava_command(struct text *t);
@@ -38,7 +42,8 @@ enum {
 	LAVA_OPT_QUEUE_TIMEOUT,
 	LAVA_OPT_SERVE,
 	LAVA_OPT_SERVE_URL,
-	LAVA_OPT_LAST = LAVA_OPT_SERVE_URL,
+	LAVA_OPT_RUNS_PER_JOB,
+	LAVA_OPT_LAST = LAVA_OPT_RUNS_PER_JOB,
 };
 /* the options and their usage lines, for backend_lava */
 extern const struct backend_opt lava_opts[];
@@ -89,10 +94,42 @@ struct channel;
 int lava_log_console(char *text, struct channel *ch, FILE *log, struct text *con);
 
 struct vm_spec;
+#define LAVA_DEPLOY_S 600	/* LAVA's copies of a run's images, on top of its boot and workload */
 /*
- * The LAVA job of a run (lava-run.c): its images file:// URLs, or under @tok when
- * kpair serves them (""), the machine from backends/qemu-args.c; NULL with an error
+ * The LAVA job of @n runs (lava-job.c): the context of the first (the same for all: see
+ * lava_job_context), then each run's deploy, boot and monitor; its images file:// URLs, or
+ * under @tok[i] when kpair serves them (""); NULL with an error. lava_job_definition: one run.
  */
+char *lava_job_definition_many(const struct vm_spec *const *s, int n, char *const *tok);
 char *lava_job_definition(const struct vm_spec *s, const char *tok);
+/* the job's context for @s (arch, memory, QEMU's options); runs with the same go in one job */
+char *lava_job_context(const struct vm_spec *s);
+/* @s can run in a lab (its command line passes LAVA's); -1 with an error */
+int lava_spec_ok(const struct vm_spec *s);
+/* a run's seconds in the lab from its boot: its boot and workload deadlines and a minute */
+unsigned long long lava_run_seconds(const struct vm_spec *s);
+int lava_is_qcow2(const char *path);
+/* @name in the run's directory (where its console.log is), or in @dir (caller frees) */
+char *lava_run_file(const struct vm_spec *s, const char *dir, const char *name);
+/*
+ * the run's disks as qcow2 files in its directory, their paths in @paths, @q a copy of @s
+ * with them; -1 with an error. lava_disks_remove: those files gone, @paths freed.
+ */
+int lava_disks_qcow2(const struct vm_spec *s, struct vm_spec *q, char **paths);
+void lava_disks_remove(const struct vm_spec *s, char **paths);
+
+/*
+ * A job's log cut into its runs (lava_log_parts): the console lines from each run's boot
+ * on (LAVA's "start: N" lines: run p's actions are 3p+1 deploy, 3p+2 boot, 3p+3 test), whether
+ * its actions began and its boot did, and the first error LAVA logged while it was the last
+ * run reached.
+ */
+struct lava_part {
+	struct text console;	/* its console lines, LAVA's messages as logged */
+	int reached, booted;
+	char error[400];
+};
+/* @text (changed) into @parts[0..@n), zeroed by the caller; the number of runs reached */
+int lava_log_parts(char *text, struct lava_part *parts, int n);
 
 #endif

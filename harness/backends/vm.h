@@ -105,6 +105,8 @@ struct vm_result {
 	char where[256];		/* what ran it: a host's name, a LAVA job ("" unknown) */
 	double sent_s;			/* @remote: the time sending the run's files took */
 	unsigned long long sent_bytes;
+	int not_started;		/* a run of several handed over together that its backend
+					 * never booted (the job ended earlier): run it again, alone */
 };
 
 /* one option of a backend, --<name> on run, ab, calibrate, resume and nightly */
@@ -142,6 +144,14 @@ struct backend {
 	/* does a run sent to @dest run on this host's CPUs (its TSC)? NULL: always */
 	int (*same_host)(const char *dest);
 	int (*run)(const struct vm_spec *spec, struct channel *ch, struct vm_result *res);
+	/*
+	 * optional: @n runs handed over at once, booted in order (a LAVA job of several), each
+	 * with its own channel and result; a run it could not start has RUN_SETUP_FAILED, one
+	 * it never booted not_started. batch(): how many an A/B hands it at a time (< 2: none).
+	 */
+	int (*run_many)(const struct vm_spec *const *spec, struct channel *const *ch,
+			struct vm_result *const *res, int n);
+	int (*batch)(void);
 };
 
 extern const struct backend backend_qemu;

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # lava backend: a real LAVA lab on this host (scripts/lava-lab-up: PostgreSQL, lava-server, its
-# scheduler, one lava-worker with a QEMU device). A run through the lab gives the records of a
-# local run; an A/B of the smoke job with a planted 16x difference comes out regressed with the
-# comparison.json fields of a local A/B; a job canceled mid-A/B is a failed run with LAVA's word
-# and is retried; resume after kpair is SIGKILLed during the wait resubmits no finished run; a bad
-# token, a token file others can read, an unreachable server and an unknown device type are each
-# refused before anything is submitted; a job the queue never starts fails its run at the deadline
-# and is canceled; --lava-serve hands the images to the lab over HTTP from kpair, and serves
-# nothing else; resume waits again for the job a killed kpair left running; Ctrl-C cancels the
-# job; a kernel panic before hello is seen in LAVA's log. Prints the lab's start time and the
-# per-run wall ratio.
+# scheduler, a lava-worker with QEMU devices, a second worker in its own network and mount
+# namespaces). A run through the lab gives the records of a local run; an A/B of the smoke job
+# with a planted 16x difference comes out regressed with the comparison.json fields of a local
+# A/B, its 10 runs one LAVA job (each its own part and boot); a job canceled in its third run
+# fails that run with LAVA's word, retried, and the run it never booted runs alone, not a
+# failure; resume after kpair is SIGKILLed mid-job takes back the runs the job booted and
+# resubmits only the one it could not; a bad token, a token file others can read, an unreachable
+# server and an unknown device type are each refused before anything is submitted; a job the
+# queue never starts fails its run at the deadline and is canceled; --lava-serve hands the images
+# to the lab over HTTP from kpair, and serves nothing else; Ctrl-C cancels the job; a kernel panic
+# before hello is seen in LAVA's log; an A/B through the second worker alone (it sees none of
+# kpair's files), the same with that worker killed mid-job and brought back (same verdicts, each
+# run one boot's), and -j 2 over both workers (same verdicts and order). Prints the lab's start
+# time and the per-run wall ratio.
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 46
+plan 59
 job="$ROOT/configs/jobs/smoke.job"
 t0=$(date +%s.%N)
 URL=$("$ROOT/scripts/lava-lab-up" 2>"$WORK/lab.err") ||
@@ -113,30 +117,36 @@ ok $? "ab.json keeps the lab, the token's file and --lava-serve, not the token"
 jqr "$c" .command | grep -qF -- "--backend lava --lava-url $URL --lava-token-file $TOKEN --lava-serve 127.0.0.1:0" &&
 	! jqr "$c" .command | grep -qF "$(cat "$TOKEN")"
 ok $? "the rerun line keeps the lab's options (not the token): $(jqr "$c" .command | grep -o -- '--backend.*')"
-[ "$(cat "$WORK"/big/runs/[0-9]*/lava-job.yaml | grep -c "url: 'http://127.0.0.1:")" = 30 ] &&
+[ "$(grep -c "url: 'http://127.0.0.1:" "$(ls "$WORK"/big/runs/000-*/lava-job.yaml)")" = 30 ] &&
 	! grep -q 'file://' "$WORK"/big/runs/[0-9]*/lava-job.yaml
-ok $? "--lava-serve: every image of the 10 jobs by http:// from kpair, none by file://"
+ok $? "--lava-serve: every image of the 10 runs by http:// from kpair, none by file://"
 ! ls -d "$WORK"/kpair-serve-* >/dev/null 2>&1
 ok $? "kpair's served-files directory is gone when it exits"
 ! grep -rqF "$(cat "$TOKEN")" "$WORK/big"
 ok $? "the token is nowhere under the A/B's directory"
 runs() { ls -d "$1"/runs/[0-9][0-9][0-9]-stock "$1"/runs/[0-9][0-9][0-9]-patched; }	# not .interrupted-*
-is "$(for d in $(runs "$WORK/big"); do lava_id "$d"; done | sort -u | wc -l)" 10 \
-	"each of the 10 runs was its own LAVA job"
+is "$(for d in $(runs "$WORK/big"); do lava_id "$d"; done | sort -u | wc -l)" 1 \
+	"the 10 runs were one LAVA job (--lava-runs-per-job 10, the default)"
+is "$(for d in $(runs "$WORK/big"); do jq -r '"\(.part)/\(.runs)"' "$d/lava-job.json"; done | sort -n | tr '\n' ' ')" \
+	"0/10 1/10 2/10 3/10 4/10 5/10 6/10 7/10 8/10 9/10 " "each run its own part of it, in the A/B's order"
+is "$(cat "$WORK"/big/runs/[0-9]*/console.log | grep -o '"type":"hello".*"boot":"[^"]*"' | sed 's/.*"boot"://' | sort -u | wc -l)" 10 \
+	"each run its own boot (10 boot_ids)"
 
-# a job canceled in the lab mid-A/B: a failed run with LAVA's word, retried
+# a job canceled in the lab mid-A/B, in its third run: that run failed with LAVA's word and is
+# retried; the fourth, never booted, runs alone, not counted as a failure
+booting() {	# booting ID K: job ID's log has its run K's boot (action 3K-1)
+	api "jobs/$1/logs/" 2>/dev/null | grep -q "\"start: $((3 * $2 - 1)) "
+}
 ab cancel -n 2 "${LAVA[@]}" &
 pid=$!
 victim=
 for _ in $(seq 1 600); do
-	if ls "$WORK"/cancel/runs/001-*/result.json >/dev/null 2>&1; then
-		victim=$(api "jobs/?state=Running&limit=1" | jq -r '.results[0].id // empty')
-		[ -n "$victim" ] && break
-	fi
+	victim=$(jq .id "$WORK"/cancel/runs/000-*/lava-job.json 2>/dev/null)
+	[ -n "$victim" ] && booting "$victim" 3 && break
 	sleep 0.1
 done
 [ -n "$victim" ] && api "jobs/$victim/cancel/" >/dev/null
-ok $? "canceled LAVA job ${victim:-?} while the A/B's third run ran"
+ok $? "canceled LAVA job ${victim:-?} while the A/B's third run booted"
 wait $pid
 rc=$?
 [ $rc -le 1 ] && jqt "$WORK/cancel/comparison.json" '.metrics.write_s.n_a == 2 and .metrics.write_s.n_b == 2'
@@ -145,39 +155,40 @@ reason=$(grep -h '"reason"' "$WORK"/cancel/runs/*/result.json | grep "lava job $
 [ -n "$victim" ] && [ -n "$reason" ]
 ok $? "the canceled run failed with LAVA's word:$(echo "$reason" | sed 's/.*"reason": *//' | cut -c-80)"
 is "$(jq '[.order[] | select(.status != "ok")] | length' "$WORK/cancel/comparison.json")" 1 \
-	"one failed run in the order, retried"
+	"one failed run in the order, retried; the run the job never booted is not a failure"
+is "$(for d in $(runs "$WORK/cancel"); do lava_id "$d"; done | sort | uniq -c | awk '{print $1}' | sort -n | tr '\n' ' ')" \
+	"1 1 3 " "runs 1-3 from the canceled job; the one it never booted and the retry a job each"
 
-# kill kpair while it waits for a job, then resume: no finished run is submitted again
+# kill kpair while LAVA runs the job of its A/B's 4 runs, then resume: no run is submitted again
+# that the job booted; the one it could not (its initramfs was the killed kpair's open file)
+# runs in a job of its own
 "$KPAIR" ab "$job" --stock "$KERNEL" --patched "$KERNEL" --seed 7 --warmup 0 "${sets[@]}" \
 	-n 2 "${LAVA[@]}" -o "$WORK/res" >"$WORK/res.out" 2>&1 &
 pid=$!	# kpair itself, not a subshell: SIGKILL must reach it
-# the third run's job past its deploy (its images are kpair's open files: they go with kpair)
 for _ in $(seq 1 600); do
-	j3=$(cat "$WORK"/res/runs/002-*/lava-job.json 2>/dev/null | jq .id)
-	[ -n "$j3" ] && api "jobs/$j3/logs/" 2>/dev/null | grep -q 'lava-test-monitor' && break
-	sleep 0.2
+	left=$(jq .id "$WORK"/res/runs/000-*/lava-job.json 2>/dev/null)
+	[ -n "$left" ] && booting "$left" 3 && break
+	sleep 0.1
 done
 kill -9 $pid
 wait $pid 2>/dev/null
 ! kill -0 $pid 2>/dev/null
-ok $? "kpair SIGKILLed while LAVA ran a job of its A/B"
-done_before=$(for d in $(runs "$WORK/res"); do ls "$d/result.json"; done 2>/dev/null | wc -l)
-left=$(cat "$WORK"/res/runs/*/lava-job.json 2>/dev/null | jq -s 'max_by(.id) | .id')
+ok $? "kpair SIGKILLed while LAVA job $left ran the A/B's third run"
+for _ in $(seq 1 300); do [ "$(api "jobs/$left/" | jq -r .state)" = Finished ] && break; sleep 0.2; done
+booted=$(api "jobs/$left/logs/" | grep -c '"lvl": "info", "msg": "start: [0-9]* boot-image-retry')
 before=$(njobs)
 "$KPAIR" resume "$WORK/res" >"$WORK/resume.out" 2>&1
 rc=$?
 [ $rc -le 1 ] && jqt "$WORK/res/comparison.json" '.metrics.write_s.n_a == 2 and .metrics.write_s.n_b == 2'
 ok $? "resume finishes the A/B: 2 runs a side (exit $rc)"
 [ $rc -le 1 ] || sed "s/^/#   /" "$WORK/resume.out"
-is "$(($(njobs) - before))" "$((4 - done_before - 1))" \
-	"resume submitted $((4 - done_before - 1)) jobs: not the $done_before finished runs, not the one it waited for again"
+is "$(($(njobs) - before))" "$((4 - booted))" \
+	"resume submitted $((4 - booted)) jobs: none for the $booted runs job $left booted"
 grep -q "lava job $left was submitted before kpair stopped: waiting for it again" "$WORK/resume.out" &&
-	[ "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | grep -c "^$left\$")" = 1 ]
-ok $? "the job running when kpair was killed ($left) was waited for again and is its run's result"
+	[ "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | grep -c "^$left\$")" = "$booted" ]
+ok $? "the job running when kpair was killed ($left) was taken back: its $booted runs are its results"
 total=$(for d in $(runs "$WORK/res"); do cat "$d/samples.jsonl"; done | grep -c '"type":"sample"')
 is "$total" 16 "samples on disk: 4 runs x 4, none lost, none doubled"
-is "$(for d in $(runs "$WORK/res"); do lava_id "$d"; done | sort -u | wc -l)" 4 \
-	"four runs, four distinct LAVA jobs"
 # SIGTERM (or Ctrl-C's SIGINT) while kpair waits: the job is canceled in the lab, kpair ends by the
 # signal (SIGTERM here: a script's background job starts with SIGINT ignored)
 "$KPAIR" run -q -o "$WORK/int" "$job" --kernel "$KERNEL" "${sets[@]}" "${LAVA[@]}" \
@@ -211,6 +222,57 @@ qid=$(lava_id "$DIR")
 ok $? "a job the queue never starts: a failed run after --lava-queue-timeout ($(jqr "$DIR/result.json" .reason | cut -c-70))"
 [ -n "$qid" ] && [ "$(api "jobs/$qid/" | jq -r .health)" = Canceled ]
 ok $? "and kpair canceled it in the lab"
+# the second worker shares nothing with kpair: its own network namespace (10.207.0.2) and mount
+# namespace (tmpfs over kpair's tree, /tmp, the lab's directory); an A/B through it alone (the
+# first worker's qemu-served device in maintenance) fetches everything over --lava-serve
+w2=$(cat /run/kpair-lava/worker2.pid)
+[ -z "$(nsenter -t "$w2" -m ls -A "$ROOT")" ] && ! nsenter -t "$w2" -m test -e "$WORK" &&
+	[ "$(nsenter -t "$w2" -n ip -4 -o addr show | awk '{print $4}' | tr '\n' ' ')" = "127.0.0.1/8 10.207.0.2/24 " ]
+ok $? "worker 2 sees none of kpair's files (its $ROOT is empty, no $WORK), its address 10.207.0.2"
+SERVED=(--lava-device-type qemu-served --lava-serve 10.207.0.1:0)
+lava-server manage devices update --health MAINTENANCE kpair-qemu-03 >/dev/null
+ab ns -n 3 --patched-set params.size=64M "${LAVA[@]}" "${SERVED[@]}"
+rc=$?
+nsid=$(lava_id "$(ls -d "$WORK"/ns/runs/000-*)")
+is "$rc/$(jqr "$WORK/ns/comparison.json" .metrics.write_s.verdict)/$(jqr "$WORK/ns/comparison.json" .metrics.read_s.verdict)" \
+	1/regressed/regressed "an A/B through worker 2 alone: regressed, as through the first worker"
+is "$(api "jobs/$nsid/" | jq -r .actual_device)" kpair-qemu-02 "its job ran on worker 2's device kpair-qemu-02"
+# kill worker 2 mid-A/B (every process of its namespace: lava-worker, lava-run, QEMU) and bring it
+# back: LAVA runs the job again and its log joins the second attempt onto the first; kpair takes
+# each run from one boot (a run whose hello and done are two boots' fails and is retried)
+ab kill -n 3 --patched-set params.size=64M "${LAVA[@]}" "${SERVED[@]}" &
+pid=$!
+kid=
+for _ in $(seq 1 900); do
+	kid=$(jq .id "$WORK"/kill/runs/000-*/lava-job.json 2>/dev/null)
+	[ -n "$kid" ] && booting "$kid" 3 && break
+	sleep 0.1
+done
+ip netns pids kpair-w2 | xargs -r kill -9
+sleep 1
+! ip netns pids kpair-w2 | grep -q . && [ "$(api "jobs/$kid/" | jq -r .state)" = Running ]
+ok $? "worker 2 killed while LAVA job ${kid:-?} ran the A/B's third run (the lab still has it Running)"
+"$ROOT/scripts/lava-lab-up" >/dev/null 2>"$WORK/lab2.err"
+ok $? "scripts/lava-lab-up brings worker 2 back"
+wait $pid
+rc=$?
+is "$rc/$(jqr "$WORK/kill/comparison.json" .metrics.write_s.verdict)/$(jqr "$WORK/kill/comparison.json" .metrics.read_s.verdict)" \
+	1/regressed/regressed "the A/B finishes with the verdicts of the clean one: regressed, regressed"
+jqt "$WORK/kill/comparison.json" '.metrics.write_s.n_a == 3 and .metrics.write_s.n_b == 3'
+ok $? "3 runs a side, as asked ($(jq -r '[.order[] | .status] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$WORK/kill/comparison.json"))"
+okruns() { for d in $(runs "$1"); do [ "$(jqr "$d/result.json" .status)" = ok ] && echo "$d"; done; }
+is "$(for d in $(okruns "$WORK/kill"); do jq -r 'select(.type == "hello") | .boot' "$d/samples.jsonl"; done | sort -u | wc -l)" \
+	6 "the 6 runs compared each from a boot of its own"
+lava-server manage devices update --health GOOD kpair-qemu-03 >/dev/null
+# -j 2 over both qemu-served devices, one on each worker: the same verdicts, jobs on both
+ab two -n 3 -j 2 --patched-set params.size=64M "${LAVA[@]}" "${SERVED[@]}"
+rc=$?
+is "$rc/$(jqr "$WORK/two/comparison.json" .metrics.write_s.verdict)/$(jqr "$WORK/two/comparison.json" .metrics.read_s.verdict)" \
+	1/regressed/regressed "-j 2 over two workers: regressed, regressed"
+is "$(for d in $(runs "$WORK/two"); do api "jobs/$(lava_id "$d")/" | jq -r .actual_device; done | sort -u | tr '\n' ' ')" \
+	"kpair-qemu-02 kpair-qemu-03 " "its jobs ran on both workers' devices"
+is "$(jq -c '[.order[] | .side]' "$WORK/two/comparison.json")" "$(jq -c '[.order[] | .side]' "$WORK/ns/comparison.json")" \
+	"the run order of the one-worker A/B (seed 7)"
 # a nightly through the lab: an A/A night (the same kernel both sides, 3 runs a side) passes
 cat >"$WORK/t.nightly" <<EOT
 [nightly]
@@ -233,7 +295,7 @@ rc=$?
 is "$rc/$(jqr "$WORK/nl/2026-01-01/summary.json" '.entries[0].status')" 0/passed \
 	"nightly with backend = lava: an A/A night passes"
 is "$(find "$WORK/nl" -path '*/runs/*' -name result.json | while read -r f; do lava_id "${f%/result.json}"; done |
-	sort -u | wc -l)" 7 "its 6 runs and the warm-up boot were 7 LAVA jobs"
+	sort -u | wc -l)" 2 "its 6 runs were one LAVA job, the warm-up boot another"
 "$KPAIR" nightly "$WORK/t.nightly" --date 2026-01-02 --lava-url "$URL" --lava-token-file "$WORK/bad.token" \
 	>"$WORK/nl2.out" 2>"$WORK/nl2.err"
 [ $? = 2 ] && grep -q "refuses the token" "$WORK/nl2.err" && [ ! -d "$WORK/nl/2026-01-02" ]

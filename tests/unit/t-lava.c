@@ -5,7 +5,9 @@
  * and console.log the console lines with the records unescaped; a record LAVA
  * cut or mangled stops the channel; the token file must be 0600 and the
  * options reject what they cannot use; the LAVA job of a run asks for the
- * machine kpair's own QEMU command line has. Run from the project directory.
+ * machine kpair's own QEMU command line has; a job of six runs cuts into its runs' parts, and
+ * one cut short tells the runs it booted from those it never reached; a job of three runs has
+ * one context and each run's actions. Run from the project directory.
  */
 #include <sys/stat.h>
 
@@ -37,13 +39,149 @@ static int count_cb(void *user, enum rec_type type, json_t *rec, const char *lin
 	return 0;
 }
 
-static char *log_text(void)
+static char *log_file(const char *path)
 {
 	char *text;
 	size_t len;
 
-	assert_int_equal(read_file("tests/unit/data/lava-job.log", &text, &len), 0);
+	assert_int_equal(read_file(path, &text, &len), 0);
 	return text;
+}
+
+static char *log_text(void)
+{
+	return log_file("tests/unit/data/lava-job.log");
+}
+
+/* part @p's console into a fresh channel: its records counted */
+static void part_records(struct lava_part *p, struct seen *seen, int *ended)
+{
+	struct text con = { 0 };
+	struct channel ch;
+	char *line, *next, *text = xstrdup(p->console.s ? p->console.s : "");
+
+	memset(seen, 0, sizeof(*seen));
+	channel_init(&ch, count_cb, seen);
+	for (line = text; *line; line = next) {
+		next = strchr(line, '\n');
+		*next++ = '\0';
+		if (!strncmp(line, "kpair-record: ", 14)) {
+			struct text rec = { 0 };
+			const char *q;
+
+			for (q = line + 14; *q; q++) {	/* LAVA's \" */
+				if (q[0] == '\\' && q[1] == '"')
+					q++;
+				text_add(&rec, "%c", *q);
+			}
+			text_add(&rec, "\n");
+			channel_feed(&ch, rec.s, rec.len);
+			free(rec.s);
+		}
+		*ended += !strncmp(line, "kpair-end", 9);
+	}
+	channel_end(&ch);
+	free(text);
+	free(con.s);
+}
+
+/*
+ * A real job of six runs (lava-server 2023.01, an A/B's smoke runs, --lava-runs-per-job 6):
+ * cut at LAVA's "start: N" lines into six parts, each with one run's records whole, hello to
+ * done; the same log cut short in the fourth run's deploy (a job
+ * that died there): three runs booted, the fourth reached but not booted, two never reached.
+ */
+static void test_log_parts(void **state)
+{
+	struct lava_part parts[6];
+	struct seen seen;
+	char *text = log_file("tests/unit/data/lava-job-6runs.log"), *cut;
+	int i, ended = 0;
+
+	(void)state;
+	memset(parts, 0, sizeof(parts));
+	assert_int_equal(lava_log_parts(text, parts, 6), 6);
+	for (i = 0; i < 6; i++) {
+		assert_true(parts[i].reached && parts[i].booted);
+		part_records(&parts[i], &seen, &ended);
+		assert_int_equal(seen.types[REC_HELLO], 1);
+		assert_int_equal(seen.types[REC_SAMPLE], 4);
+		assert_int_equal(seen.types[REC_DONE], 1);
+		assert_string_equal(parts[i].error, "");
+		free(parts[i].console.s);
+	}
+	/*
+	 * each run's kpair-end, where LAVA logged it: the monitor matches it before its line
+	 * ends, so the line may be logged in the next run's boot (with LAVA's "poweroff" after it)
+	 */
+	assert_int_equal(ended, 6);
+	free(text);
+	text = log_file("tests/unit/data/lava-job-6runs.log");
+	cut = strstr(text, "\"start: 10 deployimages");
+	assert_non_null(cut);
+	cut = strchr(cut, '\n');
+	cut[1] = '\0';
+	memset(parts, 0, sizeof(parts));
+	assert_int_equal(lava_log_parts(text, parts, 6), 4);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(parts[i].booted, i < 3);
+		assert_int_equal(parts[i].reached, i < 4);
+		ended = 0;
+		part_records(&parts[i], &seen, &ended);
+		assert_int_equal(seen.types[REC_DONE], i < 3);
+		free(parts[i].console.s);
+	}
+	free(text);
+}
+
+/* three runs, one job: the context once, three deploys, boots and monitors ending on kpair-end */
+static void test_job_of_three(void **state)
+{
+	struct target t;
+	struct vm_spec s[3];
+	const struct vm_spec *sp[3] = { &s[0], &s[1], &s[2] };
+	char *tok[3] = { "", "", "" }, *job, *p;
+	int i, n;
+
+	(void)state;
+	target_init(&t);
+	assert_int_equal(target_load(&t, "x86_64"), 0);
+	for (i = 0; i < 3; i++) {
+		s[i] = (struct vm_spec){ .target = &t, .name = i ? "r1" : "r0", .kernel = i == 1 ? "/kb" : "/ka",
+					 .initrd = "/i", .append = "console=ttyS0", .accel = "tcg",
+					 .memory = 1ULL << 30, .cpus = 1, .boot_timeout = 10,
+					 .workload_timeout = 20, .cpu = -1, .io_cpu = -1 };
+		s[i].disks[0] = (struct vm_disk){ "/d.qcow2", "none", 0 };
+		s[i].ndisks = 1;
+	}
+	job = lava_job_definition_many(sp, 3, tok);
+	assert_non_null(job);
+	for (n = 0, p = job; (p = strstr(p, "\ncontext:\n")); p++, n++)
+		;
+	assert_int_equal(n, 1);
+	for (n = 0, p = job; (p = strstr(p, "\n- deploy:\n")); p++, n++)
+		;
+	assert_int_equal(n, 3);
+	for (n = 0, p = job; (p = strstr(p, "\n- boot:\n")); p++, n++)
+		;
+	assert_int_equal(n, 3);
+	for (n = 0, p = job; (p = strstr(p, "      end: 'kpair-end'\n")); p++, n++)
+		;
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(job, "url: 'file:///kb'"));
+	assert_non_null(strstr(job, "job_name: 'kpair r0 and 2 more'"));
+	assert_non_null(strstr(job, "format=qcow2,file={disk0}"));
+	/* the job's deadline: three runs' (10 + 20 + 60 s) and three deploys' */
+	assert_non_null(strstr(job, "  job:\n    seconds: 2070\n"));
+	free(job);
+	/* a run that wants other memory has another context: it cannot share the job */
+	p = lava_job_context(&s[0]);
+	s[2].memory = 2ULL << 30;
+	job = lava_job_context(&s[2]);
+	assert_string_not_equal(p, job);
+	free(p);
+	free(job);
+	target_release(&t);
 }
 
 static void test_real_log(void **state)
@@ -272,6 +410,8 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_serve_paths),
 		cmocka_unit_test(test_job_matches_qemu),
+		cmocka_unit_test(test_log_parts),
+		cmocka_unit_test(test_job_of_three),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
