@@ -180,7 +180,10 @@ static int open_port(const char *port, int tries_max)
 	return -1;
 }
 
-/* kpair.echo=1 on the kernel command line: every record on the console too (LAVA reads that) */
+/*
+ * kpair.echo=1 on the kernel command line: every record on the console too (LAVA reads that);
+ * kpair.echo=2: the counters a line each as well (kpair export lava's monitor of them)
+ */
 static int echo_wanted(void)
 {
 	char buf[4096], *tok, *save = NULL;
@@ -195,6 +198,8 @@ static int echo_wanted(void)
 	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
 		if (!strcmp(tok, "kpair.echo=1"))
 			return 1;
+		else if (!strcmp(tok, "kpair.echo=2"))
+			return 2;
 	return 0;
 }
 
@@ -454,7 +459,7 @@ int main(void)
 	static struct agent_job job;
 	double init_uptime = uptime(), modules_s;	/* the kernel's uptime as it ran init */
 	char why[600];
-	int fd;
+	int fd, echo;
 
 	cycles_start();
 	mount_api_fs();
@@ -471,8 +476,9 @@ int main(void)
 		power_off();
 	}
 	rec_set_fd(fd);
-	if (echo_wanted())
-		rec_set_echo(STDOUT_FILENO);	/* /dev/console, which the kernel gave init */
+	echo = echo_wanted();
+	if (echo)	/* /dev/console, which the kernel gave init */
+		rec_set_echo(STDOUT_FILENO, echo == 2);
 	if (read_job(&job) < 0)
 		power_off();
 	rec_hello(job.workload, uptime(), init_uptime, modules_s, sysconf(_SC_PAGESIZE));

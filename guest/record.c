@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,6 +12,9 @@
 
 static int rec_fd = -1;
 static int rec_echo_fd = -1;	/* the console too, "kpair-record: <record>" a line */
+static int rec_echo_counters;	/* and the counters a line each, kept for rec_echo_end() */
+static char *ctr_lines;
+static size_t ctr_len;
 static uint64_t rec_seq;
 static uint64_t rec_nsamples;
 
@@ -103,17 +107,58 @@ void rec_set_fd(int fd)
 	rec_fd = fd;
 }
 
-void rec_set_echo(int fd)
+void rec_set_echo(int fd, int counters)
 {
 	rec_echo_fd = fd;
+	rec_echo_counters = counters;
 }
 
+static void echo_write(const char *s, size_t n)
+{
+	while (n && rec_echo_fd >= 0) {
+		ssize_t k = write(rec_echo_fd, s, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			rec_echo_fd = -1;
+			break;
+		}
+		s += k;
+		n -= k;
+	}
+}
+
+/* after the done record, so a monitor of them starts after the samples' monitor has ended */
 void rec_echo_end(void)
 {
-	static const char line[] = REC_ECHO_END "\n";
+	static const char begin[] = REC_ECHO_COUNTERS "\n", end[] = REC_ECHO_END "\n";
 
-	if (rec_echo_fd >= 0 && write(rec_echo_fd, line, sizeof(line) - 1) < 0)
-		rec_echo_fd = -1;
+	if (rec_echo_counters) {
+		echo_write(begin, sizeof(begin) - 1);
+		echo_write(ctr_lines, ctr_len);
+	}
+	echo_write(end, sizeof(end) - 1);
+	free(ctr_lines);
+	ctr_lines = NULL;
+	ctr_len = 0;
+}
+
+/* "kpair-counter: NAME DELTA\n", kept until rec_echo_end(); a line that cannot be kept is lost */
+static void ctr_line(const char *name, long long v)
+{
+	char line[256];
+	int k = snprintf(line, sizeof(line), REC_ECHO_COUNTER "%s %lld\n", name, v);
+	char *p;
+
+	if (k < 0 || (size_t)k >= sizeof(line))
+		return;
+	p = realloc(ctr_lines, ctr_len + k);
+	if (!p)
+		return;
+	memcpy(p + ctr_len, line, k);
+	ctr_lines = p;
+	ctr_len += k;
 }
 
 uint64_t rec_next_seq(void)
@@ -225,6 +270,9 @@ int rec_counters(size_t n, char *const *names, const long long *values)
 	struct rbuf r;
 	size_t i = 0;
 
+	for (i = 0; rec_echo_counters && rec_echo_fd >= 0 && i < n; i++)
+		ctr_line(names[i], values[i]);
+	i = 0;
 	while (i < n) {
 		int first = 1;
 

@@ -24,11 +24,20 @@
  * the done record before it is logged whole (and a job of several runs goes on to the next boot)
  */
 #define REC_ECHO_END "kpair-end"
+/*
+ * with kpair.echo=2 (kpair export lava), before REC_ECHO_END: REC_ECHO_COUNTERS, then one
+ * "kpair-counter: NAME DELTA" line a kernel counter that moved, for a LAVA monitor of their own
+ */
+#define REC_ECHO_COUNTERS "kpair-counters-begin"
+#define REC_ECHO_COUNTER "kpair-counter: "
 
 void rec_set_fd(int fd);
-/* also write each record to @fd (the console) as one "kpair-record: <record>" line */
-void rec_set_echo(int fd);
-/* REC_ECHO_END on the echo console (nothing without kpair.echo=1) */
+/*
+ * also write each record to @fd (the console) as one "kpair-record: <record>" line; with
+ * @counters, the counters a line each too (REC_ECHO_COUNTERS)
+ */
+void rec_set_echo(int fd, int counters);
+/* the counters' lines if wanted, then REC_ECHO_END on the echo console (nothing without echo) */
 void rec_echo_end(void);
 /* @init_uptime: the uptime when the agent started as init; @modules_s: its finit_module time */
 int rec_hello(const char *workload, double uptime, double init_uptime, double modules_s,

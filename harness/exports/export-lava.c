@@ -4,10 +4,11 @@
  * the kernel (the PVH vmlinux where the target boots that way), kpair's
  * initramfs (the static agent as /init, the modules in load order,
  * /kpair/job) and a scratch disk made with the host's mkfs, all as file://
- * URLs in the output directory. The kernel command line adds kpair.echo=1,
+ * URLs in the output directory. The kernel command line adds kpair.echo=2,
  * so the agent writes every record to the console as one line too, where a
  * LAVA `monitors:` test turns each sample into a test case with its
- * measurement.
+ * measurement, and after the done record the kernel counters' deltas a line
+ * each, which a second monitor makes test cases of their own.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,6 +43,10 @@
 #define MON_SAMPLE REC_ECHO_PREFIX "\\{\"type\":\"sample\",\"seq\":[0-9]+," \
 	"\"metric\":\"(?P<test_case_id>[^\"]+)\",\"unit\":\"(?P<units>[^\"]*)\"," \
 	"\"value\":(?P<measurement>-?[0-9.]+(e[-+]?[0-9]+)?)\\}"
+/* kpair.echo=2: after the done record, the kernel counters' deltas a line each */
+#define MON_CTR_START REC_ECHO_COUNTERS
+#define MON_CTR_END REC_ECHO_END
+#define MON_CTR REC_ECHO_COUNTER "(?P<test_case_id>[^ \\r\\n]+) (?P<measurement>-?[0-9]+)"
 
 /* the scratch disk's PCI slot, after every device of the options: /dev/vda whatever LAVA adds */
 #define SCRATCH_ADDR "0x10"
@@ -307,7 +312,7 @@ static char *job_yaml(const struct lava_export *x, const struct lava_export_opts
 	text_add(&y, "timeouts:\n  job:\n    seconds: %llu\n  connection:\n    seconds: %llu\n"
 		 "actions:\n- deploy:\n    to: tmpfs\n    timeout:\n      minutes: 10\n"
 		 "    images:\n", test_s + 600, test_s);
-	arg = xasprintf("-kernel {kernel} -append \"console=%s panic=-1 %s %s kpair.echo=1\"",
+	arg = xasprintf("-kernel {kernel} -append \"console=%s panic=-1 %s %s kpair.echo=2\"",
 			x->target.console, x->target.extra_append, j->cmdline);
 	job_image(&y, "kernel", x->kernel_file, x->sha_kernel, arg);
 	free(arg);
@@ -325,12 +330,19 @@ static char *job_yaml(const struct lava_export *x, const struct lava_export_opts
 			*p = '_';
 	text_add(&y, "- test:\n    timeout:\n      seconds: %llu\n    monitors:\n"
 		 "    - name: %s\n      start: ", test_s, arg);
-	free(arg);
 	yaml_str(&y, MON_START);
 	text_add(&y, "\n      end: ");
 	yaml_str(&y, MON_END);
 	text_add(&y, "\n      pattern: ");
 	yaml_str(&y, MON_SAMPLE);
+	/* monitors run one after the other: the counters' lines come after the done record */
+	text_add(&y, "\n    - name: %s-counters\n      start: ", arg);
+	free(arg);
+	yaml_str(&y, MON_CTR_START);
+	text_add(&y, "\n      end: ");
+	yaml_str(&y, MON_CTR_END);
+	text_add(&y, "\n      pattern: ");
+	yaml_str(&y, MON_CTR);
 	text_add(&y, "\n");
 	return y.s;
 }

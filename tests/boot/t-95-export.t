@@ -9,7 +9,7 @@
 need_kernel
 command -v lava-run >/dev/null ||
 	{ echo "Bail out! lava-run is missing (scripts/deps installs lava-dispatcher)"; exit 1; }
-plan 32
+plan 34
 job="$ROOT/configs/jobs/smoke.job"
 # LAVA copies every image whole (2 GiB took 16 s here): a small scratch disk, the same for both
 sets=(--set params.size=16M --set disk.size=512M)
@@ -37,8 +37,8 @@ ok $? "initramfs: /kpair/job has the workload and its parameters"
 dumpe2fs -h "$L/scratch.img" 2>/dev/null | grep -q '^Block size: *4096$'
 ok $? "scratch image: made by the host's mkfs.ext4, 4 KiB blocks"
 grep -q "sha256sum: '$(sha256sum <"$L/vmlinux" | cut -c-64)'" "$L/job.yaml" &&
-	grep -q "url: 'file://$L/initramfs.cpio'" "$L/job.yaml" && grep -q 'kpair.echo=1' "$L/job.yaml"
-ok $? "job.yaml: file:// images with sha256, kpair.echo=1 on the kernel command line"
+	grep -q "url: 'file://$L/initramfs.cpio'" "$L/job.yaml" && grep -q 'kpair.echo=2' "$L/job.yaml"
+ok $? "job.yaml: file:// images with sha256, kpair.echo=2 on the kernel command line"
 
 t0=$(date +%s.%N)
 lava-run --job-id 95 --output-dir "$WORK/lava-out" --device "$L/device.yaml" "$L/job.yaml" \
@@ -50,14 +50,16 @@ is "$LRC" 0 "lava-run passes the job (${LSECS} s wall)"
 is "$(/usr/bin/python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["result"])' \
 	"$WORK/lava-out/result.yaml" 2>/dev/null)" pass "result.yaml: pass"
 # LAVA's log: its test cases (case, measurement, units) and the console lines the agent echoed
-/usr/bin/python3 - "$WORK/lava.log" "$WORK/lava.tsv" "$WORK/echo.jsonl" <<'EOF'
+/usr/bin/python3 - "$WORK/lava.log" "$WORK/lava.tsv" "$WORK/echo.jsonl" "$WORK/lava-ctr.tsv" <<'EOF'
 import sys, yaml
-tsv, echo = open(sys.argv[2], "w"), open(sys.argv[3], "w")
+tsv, echo, ctr = open(sys.argv[2], "w"), open(sys.argv[3], "w"), open(sys.argv[4], "w")
 for line in open(sys.argv[1]):
     d = yaml.safe_load(line)
     m = d.get("msg")
     if d.get("lvl") == "results" and m.get("definition") == "kpair-smoke":
         print(m["case"], m["measurement"], m.get("units", ""), m["result"], sep="\t", file=tsv)
+    elif d.get("lvl") == "results" and m.get("definition") == "kpair-smoke-counters":
+        print(m["extra"]["test_case_id"], int(m["measurement"]), m["result"], sep="\t", file=ctr)
     # the line after the monitor's end match is read by finalize, logged as feedback
     elif d.get("lvl") in ("target", "feedback") and m.startswith("kpair-record: "):
         print(m[len("kpair-record: "):].replace('\\"', '"'), file=echo)   # LAVA logs " as \"
@@ -84,6 +86,15 @@ is "$(shape "$WORK/echo.jsonl" | grep -v '"hello"\|"done"')" "$(shape "$KP/sampl
 is "$(jq -r .type "$WORK/echo.jsonl" | tr '\n' ' ')" "hello sample sample sample sample counters done " \
 	"console records: hello, four samples, the kernel counters, done"
 is "$(jq -r .seq "$WORK/echo.jsonl" | tr '\n' ' ')" "0 1 2 3 4 5 6 " "console records: seq 0..6"
+# the kernel counters: a LAVA test case each, in a suite of their own, the counters record's deltas
+jq -r 'select(.type == "counters") | .values | to_entries[] | [.key, .value, "pass"] | @tsv' \
+	"$WORK/echo.jsonl" >"$WORK/rec-ctr.tsv"
+[ -s "$WORK/lava-ctr.tsv" ] && cmp -s "$WORK/lava-ctr.tsv" "$WORK/rec-ctr.tsv"
+ok $? "LAVA's kpair-smoke-counters: a passed test case per counter that moved, the counters record's deltas ($(wc -l <"$WORK/lava-ctr.tsv") counters)" ||
+	diff "$WORK/lava-ctr.tsv" "$WORK/rec-ctr.tsv" | head -5 | sed 's/^/#   /'
+awk -F'\t' '$1 == "stat.ctxt" && $2 > 0 { c = 1 } $1 == "block.writes" && $2 > 0 { w = 1 } END { exit !(c && w) }' \
+	"$WORK/lava-ctr.tsv"
+ok $? "LAVA's counters: context switches and the scratch disk's writes among them"
 is "$(jq -r 'select(.type == "hello") | .release' "$WORK/echo.jsonl")" \
 	"$(jqr "$ROOT/images/kernels/$KERNEL/kernel.json" .release)" "LAVA booted the kernel that was exported"
 
