@@ -16,9 +16,11 @@
  * instructions (x86 E8 and FF /2, arm64 BL and BLR): a call pushes its return address,
  * the first block after it names the callee, and a block that starts at a return address
  * on the stack pops to it (a context switch or a retpoline resynchronises there; user space
- * empties the stack). A popped frame adds the kernel instructions executed while it was
- * on the stack to its edge: call site (the return address) -> callee, so the host can say
- * which caller's call made the difference (a new mdelay() in vfs_fsync_range, say).
+ * empties the stack). The frame that returned adds the kernel instructions executed while it
+ * was on the stack to its edge: call site (the return address) -> callee, so the host can say
+ * which caller's call made the difference (a new mdelay() in vfs_fsync_range, say); frames
+ * above it that never returned (stack tricks: retpolines, return thunks, the return stack
+ * filled at a context switch) and those left when user space runs add nothing.
  *
  * The host attributes blocks to functions with the guest's /proc/kallsyms (profile.c).
  * A block counts whole when it runs, even if an exception leaves it early; with several
@@ -111,15 +113,22 @@ static void edge_add(uint64_t site, uint64_t callee, uint64_t insns)
 	pthread_mutex_unlock(&lock);
 }
 
-/* pop frames down to (and including) depth @to */
-static void pop_to(struct vstack *v, int to)
+/*
+ * pop frames down to (and including) depth @to; only the frame at @to returned (and only when
+ * @returned): the ones above it were left without a return (a retpoline's or a return thunk's
+ * inner call, the return stack filled at a context switch, another task's frames) and what ran
+ * while they sat there is not theirs, so they go without an edge
+ */
+static void pop_to(struct vstack *v, int to, int returned)
 {
-	while (v->depth > to) {
-		struct frame *f = &v->f[--v->depth];
+	struct frame *f;
 
-		if (f->callee)
-			edge_add(f->site, f->callee, v->insns - f->start);
-	}
+	if (v->depth <= to)
+		return;
+	v->depth = to;
+	f = &v->f[to];
+	if (returned && f->callee)
+		edge_add(f->site, f->callee, v->insns - f->start);
 }
 
 static void call_exec(unsigned int vcpu, void *udata)
@@ -148,7 +157,7 @@ static void kernel_tb_exec(unsigned int vcpu, void *udata)
 		/* a return: to the top frame's site, or deeper after a switch of stacks */
 		for (i = v->depth - 1; i >= 0; i--)
 			if (v->f[i].site == b->vaddr) {
-				pop_to(v, i);
+				pop_to(v, i, 1);
 				break;
 			}
 	}
@@ -161,7 +170,7 @@ static void user_tb_exec(unsigned int vcpu, void *udata)
 
 	(void)udata;
 	if (v->depth)
-		pop_to(v, 0);	/* back in user space: the kernel's stack is empty */
+		pop_to(v, 0, 0);	/* back in user space: what is left never returned */
 }
 
 /* is the instruction @insn a call? */

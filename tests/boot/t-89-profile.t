@@ -9,13 +9,16 @@
 # - an A/A with --profile in the precise mode: the largest per-function delta is tiny (seen:
 #   0.006 % and 0.16 % of the total; the virtio-serial port's polling is what moves) and no
 #   "why" is made up;
+# - the same on the i386 and arm64-16k targets (their kernels' address ranges and call
+#   instructions), and no call edge counts more than the kernel ran (stack tricks such as
+#   retpolines and the return stack filled at a context switch are not calls that return);
 # - a backend that cannot load a plugin is refused before anything runs;
 # - every run's result.json has the kernel counters that moved over its workload, and an
 #   A/A calls none of them changed ("what else changed", a family of its own).
 # Runs after t-85-bisect.t, which builds the series' kernels (cached in images/).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 17
+plan 22
 job="$ROOT/configs/jobs/smoke.job"
 
 # 1. one profiled run of Debian's kernel
@@ -34,6 +37,26 @@ jqt "$WORK/p1/result.json" '.profile.file == "profile.json"'
 ok $? "result.json names the profile"
 jqt "$WORK/p1/result.json" '.counters["vmstat.pgpgout"] > 0 and .counters["stat.ctxt"] > 0 and (.counters | keys | map(select(startswith("meminfo."))) | length) > 0'
 ok $? "result.json: the kernel counters' deltas over the workload ($(jqr "$WORK/p1/result.json" '.counters | length') moved)"
+
+# no call edge counts more instructions than the whole kernel ran
+edges_sane() { jqt "$1" '.kernel as $k | (.calls | length) > 1000 and ([.calls[] | select(.insns > $k)] | length) == 0'; }
+edges_sane "$p"
+ok $? "x86_64: $(jqr "$p" '.calls | length') call edges, none above the kernel's total (stack tricks are not calls)"
+
+# 1b. the other targets, each with its default kernel (fetched when missing)
+for t in i386 arm64-16k; do
+	"$KPAIR" profile "$job" --set job.target=$t --set params.size=4M -o "$WORK/p-$t" \
+		>"$WORK/p-$t.out" 2>"$WORK/p-$t.err"
+	rc=$?
+	q="$WORK/p-$t/profile.json"
+	[ $rc = 0 ] && jqt "$q" '.symbols_from == "kallsyms" and .symbols > 10000 and .kernel > 100000000 and
+		([.functions[]] | add) == .kernel and .total == .kernel + .user and
+		([.functions | keys[] | select(endswith(" [ext4]"))] | length) > 10'
+	ok $? "$t: kpair profile names $(jqr "$q" '.functions | length') functions from kallsyms (ext4's too), $(jqr "$q" .kernel) kernel instructions, the counts add up" ||
+		sed 's/^/#   /' "$WORK/p-$t.err" | tail -5
+	edges_sane "$q"
+	ok $? "$t: $(jqr "$q" '.calls | length') call edges, none above the kernel's total"
+done
 
 # 2. the planted slowdown
 P="$ROOT/configs/patches/bisect-demo"
