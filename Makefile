@@ -39,7 +39,8 @@ HARNESS += bench bench-fio bench-cmd
 HARNESS += preflight kernels/kneeds
 HARNESS += summary run-inputs
 HARNESS += counters-cmp
-HARNESS += profilers/profiler profilers/insns profilers/profile-diff profilers/profile-ab
+HARNESS += profilers/profiler profilers/insns profilers/profile-diff profilers/profile-ab \
+	profilers/stacks profilers/flame profilers/profile-html
 HARNESS += series nightly nightly-cp nightly-bisect history changepoint mail bisect bisect-search
 HARNESS += backends/libvirt backends/libvirt-remote
 HARNESS += backends/lava backends/lava-job backends/lava-run backends/lava-serve

@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "html.h"
+#include "profilers/profiler.h"
 #include "spawn.h"
 #include "summary.h"
 #include "util.h"
@@ -458,77 +459,6 @@ static void counters_section(struct text *h, json_t *ctr)
 	text_add(h, "</table>\n");
 }
 
-/*
- * "Where the instructions went": the profile diff's top functions by delta, both
- * directions, as bars (red: more instructions on the patched side) and numbers
- */
-static void profile_section(struct text *h, json_t *prof)
-{
-	json_t *list = json_object_get(prof, "functions"), *r, *tot = json_object_get(prof, "total");
-	double max = 0;
-	size_t i;
-
-	text_add(h, "<h2 id=\"profile\">Where the instructions went</h2>\n");
-	if (json_object_get(prof, "absent")) {
-		text_add(h, "<p class=\"plot-note\">no profile: ");
-		text_esc(h, json_string_value(json_object_get(prof, "absent")));
-		text_add(h, "</p>\n");
-		return;
-	}
-	text_add(h, "<p>One profiled run a side (not among the measured runs): instructions "
-		   "executed per kernel function (self), counted by kpair's TCG plugin. Total: "
-		   "stock %lld, patched %lld, delta %+lld (%+.2f %%); largest per-function change "
-		   "%lld.</p>\n", (long long)json_integer_value(json_object_get(tot, "stock")),
-		 (long long)json_integer_value(json_object_get(tot, "patched")),
-		 (long long)json_integer_value(json_object_get(tot, "delta")),
-		 json_number_value(json_object_get(tot, "delta_pct")),
-		 (long long)json_integer_value(json_object_get(prof, "largest_abs_delta")));
-	if (json_is_object(json_object_get(prof, "origin"))) {
-		json_t *o = json_object_get(prof, "origin");
-
-		text_add(h, "<p class=\"headline\"><b>Why:</b> <code>");
-		text_esc(h, json_string_value(json_object_get(o, "function")));
-		text_add(h, "</code> &rarr; <code>");
-		text_esc(h, json_string_value(json_object_get(o, "callee")));
-		text_add(h, "</code>, ");
-		text_esc(h, json_string_value(json_object_get(o, "because")));
-		text_add(h, " (%lld calls, stock %lld): %+lld instructions, %.0f %% of the "
-			   "difference.</p>\n",
-			 (long long)json_integer_value(json_object_get(o, "patched_calls")),
-			 (long long)json_integer_value(json_object_get(o, "stock_calls")),
-			 (long long)json_integer_value(json_object_get(o, "delta")),
-			 100 * json_number_value(json_object_get(o, "share_of_delta")));
-	}
-	json_array_foreach(list, i, r) {
-		double d = fabs((double)json_integer_value(json_object_get(r, "delta")));
-
-		if (d > max)
-			max = d;
-	}
-	text_add(h, "<table class=\"profile\"><tr><th>function</th><th>stock</th><th>patched</th>"
-		   "<th>delta</th><th>share of the difference</th><th></th></tr>\n");
-	json_array_foreach(list, i, r) {
-		long long d = (long long)json_integer_value(json_object_get(r, "delta"));
-		json_t *sh = json_object_get(r, "share_of_delta");
-
-		if (i >= 20 || !d)
-			break;
-		text_add(h, "<tr><td style=\"text-align:left\"><code>");
-		text_esc(h, json_string_value(json_object_get(r, "function")));
-		text_add(h, "</code></td><td>%lld</td><td>%lld</td><td>%+lld</td>",
-			 (long long)json_integer_value(json_object_get(r, "stock")),
-			 (long long)json_integer_value(json_object_get(r, "patched")), d);
-		if (json_is_real(sh))
-			text_add(h, "<td>%.1f %%</td>", 100 * json_real_value(sh));
-		else
-			text_add(h, "<td></td>");
-		text_add(h, "<td style=\"text-align:left;width:320px\"><div style=\"height:12px;"
-			   "width:%.0fpx;background:%s\"></div></td></tr>\n",
-			 max > 0 ? 300.0 * fabs((double)d) / max : 0, d > 0 ? "#d44" : "#4a4");
-	}
-	text_add(h, "</table>\n");
-}
-
 int html_report(const char *dir, json_t *cmp)
 {
 	char *pdir = xasprintf("%s/plots", dir), *path = xasprintf("%s/report.html", dir);
@@ -582,7 +512,7 @@ int html_report(const char *dir, json_t *cmp)
 	if (json_object_get(cmp, "counters"))
 		counters_section(&h, json_object_get(cmp, "counters"));
 	if (json_object_get(cmp, "profile"))
-		profile_section(&h, json_object_get(cmp, "profile"));
+		profile_html(&h, json_object_get(cmp, "profile"), dir);
 	json_object_foreach(metrics, name, m) {
 		if (!strcmp(json_string_value(json_object_get(m, "better")), "none"))
 			continue;

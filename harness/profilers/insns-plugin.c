@@ -10,17 +10,22 @@
  *   # kpair-insns 1 <target>            first line
  *   <vaddr hex> <instructions>          a kernel block
  *   edge <site hex> <callee hex> <calls> <instructions>
+ *   node <id> <parent id> <callee hex> <self instructions>   a calling context (0: the root)
  *   user <instructions>                 last line
  *
  * The edges come from a shadow call stack per vCPU, kept from the kernel's call
  * instructions (x86 E8 and FF /2, arm64 BL and BLR): a call pushes its return address,
- * the first block after it names the callee, and a block that starts at a return address
+ * the first block after it that is not a jump on (a static call's trampoline, a thunk) names
+ * the callee, and a block that starts at a return address
  * on the stack pops to it (a context switch or a retpoline resynchronises there; user space
  * empties the stack). The frame that returned adds the kernel instructions executed while it
  * was on the stack to its edge: call site (the return address) -> callee, so the host can say
  * which caller's call made the difference (a new mdelay() in vfs_fsync_range, say); frames
  * above it that never returned (stack tricks: retpolines, return thunks, the return stack
- * filled at a context switch) and those left when user space runs add nothing.
+ * filled at a context switch) and those left when user space runs add nothing; a call to a
+ * few bytes on (those stack tricks' own) makes no frame at all. The same
+ * stack names each block's calling context (the chain of callees down to it): the
+ * instructions of every context, for the host's flame graphs.
  *
  * The host attributes blocks to functions with the guest's /proc/kallsyms (profile.c).
  * A block counts whole when it runs, even if an exception leaves it early; with several
@@ -43,6 +48,7 @@ struct block {
 	uint64_t vaddr;
 	uint64_t insns;		/* added by the inline op: executions x length */
 	uint32_t len;
+	int stub;		/* a jump on (a static call's trampoline, a thunk's jmp *%reg) */
 	struct block *next;	/* hash chain */
 };
 
@@ -72,20 +78,63 @@ struct edge {
 
 static struct edge *edges[EDGE_TABLE];
 
+/*
+ * a calling context: the chain of calls (callee addresses) from an empty stack to here, and
+ * the kernel instructions executed in it, not in its callees (the flame graph's frames)
+ */
+struct node {
+	struct node *parent;	/* NULL: the root, kernel code run with no call on the stack */
+	uint64_t callee;
+	uint64_t self;
+	uint64_t id;
+	int wanted;		/* written out: it or a descendant has instructions */
+	struct node *next;	/* hash chain */
+};
+
+#define NODE_TABLE (1 << 18)
+static struct node *nodes[NODE_TABLE];
+static struct node root;
+static uint64_t nnodes = 1;
+
 struct frame {
 	uint64_t site;		/* the return address */
 	uint64_t callee;	/* 0 until the first block after the call */
 	uint64_t start;		/* the vCPU's kernel instruction count at the call */
+	struct node *ctx;	/* the calling context the call was made in */
 };
 
 struct vstack {
 	struct frame f[STACK_MAX];
 	int depth;
 	uint64_t insns;		/* kernel instructions this vCPU executed (with callbacks) */
+	struct node *ctx;	/* where its instructions go now (NULL: the root) */
 };
 
 static struct vstack stacks[MAX_VCPUS];
 static uint64_t lost_frames;
+
+/* the context @callee called from @parent, made on its first call */
+static struct node *node_get(struct node *parent, uint64_t callee)
+{
+	uint64_t k = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull ^
+		     callee * 0xc2b2ae3d27d4eb4full;
+	size_t h = (size_t)(((k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull) >> 46) & (NODE_TABLE - 1);
+	struct node *n;
+
+	pthread_mutex_lock(&lock);
+	for (n = nodes[h]; n; n = n->next)
+		if (n->parent == parent && n->callee == callee)
+			break;
+	if (!n && (n = calloc(1, sizeof(*n)))) {
+		n->parent = parent;
+		n->callee = callee;
+		n->id = nnodes++;
+		n->next = nodes[h];
+		nodes[h] = n;
+	}
+	pthread_mutex_unlock(&lock);
+	return n ? n : parent;
+}
 
 static void edge_add(uint64_t site, uint64_t callee, uint64_t insns)
 {
@@ -127,6 +176,7 @@ static void pop_to(struct vstack *v, int to, int returned)
 		return;
 	v->depth = to;
 	f = &v->f[to];
+	v->ctx = f->ctx;
 	if (returned && f->callee)
 		edge_add(f->site, f->callee, v->insns - f->start);
 }
@@ -142,6 +192,7 @@ static void call_exec(unsigned int vcpu, void *udata)
 	v->f[v->depth].site = (uint64_t)(uintptr_t)udata;
 	v->f[v->depth].callee = 0;
 	v->f[v->depth].start = v->insns;
+	v->f[v->depth].ctx = v->ctx;
 	v->depth++;
 }
 
@@ -151,17 +202,25 @@ static void kernel_tb_exec(unsigned int vcpu, void *udata)
 	struct block *b = udata;
 	int i;
 
-	if (v->depth && !v->f[v->depth - 1].callee) {
-		v->f[v->depth - 1].callee = b->vaddr;
-	} else {
-		/* a return: to the top frame's site, or deeper after a switch of stacks */
-		for (i = v->depth - 1; i >= 0; i--)
-			if (v->f[i].site == b->vaddr) {
-				pop_to(v, i, 1);
-				break;
-			}
+	/* a return: to the top frame's site, or deeper after a switch of stacks */
+	for (i = v->depth - 1; i >= 0; i--)
+		if (v->f[i].site == b->vaddr) {
+			pop_to(v, i, 1);
+			break;
+		}
+	/*
+	 * the first block after a call that is not a jump on names the callee, of every frame
+	 * still waiting for one (a retpoline's inner call too): the function, not its thunk
+	 */
+	if (i < 0 && v->depth && !v->f[v->depth - 1].callee && !b->stub) {
+		for (i = v->depth - 1; i > 0 && !v->f[i - 1].callee; i--)
+			;
+		v->ctx = node_get(v->f[i].ctx ? v->f[i].ctx : &root, b->vaddr);
+		for (; i < v->depth; i++)
+			v->f[i].callee = b->vaddr;
 	}
 	v->insns += b->len;
+	(v->ctx ? v->ctx : &root)->self += b->len;
 }
 
 static void user_tb_exec(unsigned int vcpu, void *udata)
@@ -171,9 +230,36 @@ static void user_tb_exec(unsigned int vcpu, void *udata)
 	(void)udata;
 	if (v->depth)
 		pop_to(v, 0, 0);	/* back in user space: what is left never returned */
+	v->ctx = NULL;
 }
 
-/* is the instruction @insn a call? */
+/* is the instruction @insn an unconditional jump or a return? */
+static int is_jump(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i = 0;
+
+	if (!arch_x86) {	/* arm64: B imm26, BR Xn, RET */
+		uint32_t w;
+
+		if (n != 4)
+			return 0;
+		w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		return (w & 0xfc000000u) == 0x14000000u || (w & 0xfffffc1fu) == 0xd61f0000u ||
+		       (w & 0xfffffc1fu) == 0xd65f0000u;
+	}
+	while (i < n && (p[i] == 0x2e || p[i] == 0x3e || p[i] == 0xf3 ||
+			 (arch_64 && (p[i] & 0xf0) == 0x40)))
+		i++;	/* segment hints, rep, REX */
+	if (i < n && (p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc3 || p[i] == 0xc2))
+		return 1;
+	return i + 1 < n && p[i] == 0xff && ((p[i + 1] >> 3) & 7) == 4;
+}
+
+/*
+ * is the instruction @insn a call? 1 yes, -1 a call to a few bytes on (a retpoline's or the
+ * return stack filling's: it pushes an address that is never returned to), 0 no
+ */
 static int is_call(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *p = qemu_plugin_insn_data(insn);
@@ -189,8 +275,13 @@ static int is_call(struct qemu_plugin_insn *insn)
 	}
 	while (i < n && (p[i] == 0x2e || p[i] == 0x3e || (arch_64 && (p[i] & 0xf0) == 0x40)))
 		i++;	/* segment hints and REX */
-	if (i < n && p[i] == 0xe8)
-		return 1;
+	if (i + 5 <= n && p[i] == 0xe8) {
+		int32_t rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
+					(uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
+
+		/* a call a few bytes on is a stack trick, not a call that returns */
+		return rel >= 0 && rel < 64 ? -1 : 1;
+	}
 	return i + 1 < n && p[i] == 0xff && ((p[i + 1] >> 3) & 7) == 2;
 }
 
@@ -230,6 +321,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		b = block_get(vaddr, (uint32_t)n);
 		pthread_mutex_unlock(&lock);
 	}
+	/* a block of one or two instructions (an endbr before it) that only jumps on */
+	if (b && n && n <= 2)
+		b->stub = is_jump(qemu_plugin_tb_get_insn(tb, n - 1)) ||
+			  is_call(qemu_plugin_tb_get_insn(tb, n - 1)) < 0;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 b ? &b->insns : &user_insns, n);
 	if (!b) {
@@ -240,7 +335,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (n) {	/* a call ends its block */
 		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
 
-		if (is_call(last))
+		if (is_call(last) > 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(last, call_exec, QEMU_PLUGIN_CB_NO_REGS,
 				(void *)(uintptr_t)(qemu_plugin_insn_vaddr(last) +
 						    qemu_plugin_insn_size(last)));
@@ -270,6 +365,23 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 		for (e = edges[i]; e; e = e->next)
 			fprintf(f, "edge %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 "\n", e->site,
 				e->callee, e->calls, e->insns);
+	}
+	/* the contexts with instructions and their ancestors (in no order: ids name parents) */
+	for (i = 0; i < NODE_TABLE; i++) {
+		struct node *n, *a;
+
+		for (n = nodes[i]; n; n = n->next)
+			for (a = n->self ? n : NULL; a && !a->wanted; a = a->parent)
+				a->wanted = 1;
+	}
+	fprintf(f, "node 0 0 0 %" PRIu64 "\n", root.self);
+	for (i = 0; i < NODE_TABLE; i++) {
+		struct node *n;
+
+		for (n = nodes[i]; n; n = n->next)
+			if (n->wanted)
+				fprintf(f, "node %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIu64 "\n", n->id,
+					n->parent ? n->parent->id : 0, n->callee, n->self);
 	}
 	fprintf(f, "lost %" PRIu64 "\n", lost_frames);
 	fprintf(f, "user %" PRIu64 "\n", user_insns);

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "profilers/profiler.h"
+#include "profilers/stacks.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -243,13 +244,44 @@ static const char *ksym_name(const struct symtab *t, unsigned long long addr)
 	return t->s[lo].name;
 }
 
+static const char *cct_name(void *syms, unsigned long long addr)
+{
+	return ksym_name(syms, addr);
+}
+
+/* "node ID PARENT CALLEE SELF": a calling context into @c, by id */
+static void cct_add(struct cct *c, const char *line)
+{
+	unsigned long long id, parent, callee, self;
+
+	if (sscanf(line, "%llu %llu %llx %llu", &id, &parent, &callee, &self) != 4 || id > 1u << 26)
+		return;
+	if (id >= c->n) {
+		size_t n = c->n ? c->n : 4096, i;
+
+		while (n <= id)
+			n *= 2;
+		c->parent = xrealloc(c->parent, n * sizeof(*c->parent));
+		c->callee = xrealloc(c->callee, n * sizeof(*c->callee));
+		c->self = xrealloc(c->self, n * sizeof(*c->self));
+		for (i = c->n; i < n; i++)
+			c->parent[i] = c->callee[i] = c->self[i] = 0;
+		c->n = n;
+	}
+	c->parent[id] = parent <= 1u << 26 ? parent : 0;
+	c->callee[id] = callee;
+	c->self[id] = self;
+}
+
 static int insns_collect(const char *dir, const char *kernel_dir)
 {
 	char *path = xasprintf("%s/%s", dir, INSNS_RAW), *text = NULL, *line, *save = NULL;
 	unsigned long long kernel = 0, user = 0, blocks = 0, lost = 0;
 	json_t *funcs = json_object(), *calls = json_object(), *j;
 	struct symtab syms = { 0 };
+	struct cct cct = { .name = cct_name, .ctx = &syms };
 	int ret = -1, header = 0;
+	char *stacks = NULL;
 
 	if (!path_exists(path) || read_file(path, &text, NULL) < 0) {
 		error("profile: QEMU wrote no instruction counts ('%s': the plugin did not load or "
@@ -267,6 +299,8 @@ static int insns_collect(const char *dir, const char *kernel_dir)
 			user = c;
 		} else if (sscanf(line, "lost %llu", &c) == 1) {
 			lost = c;
+		} else if (!strncmp(line, "node ", 5)) {
+			cct_add(&cct, line + 5);
 		} else if (!strncmp(line, "edge ", 5)) {
 			unsigned long long site, callee, n;
 			char *key;
@@ -310,11 +344,25 @@ static int insns_collect(const char *dir, const char *kernel_dir)
 		json_object_set(j, "calls", calls);
 		json_object_set_new(j, "lost_frames", json_integer((json_int_t)lost));
 	}
+	/* the calling contexts as folded stacks, for flame graphs (a plugin of before: none) */
+	stacks = xasprintf("%s/%s", dir, STACKS_FILE);
+	if (j && cct.n && stacks_write(stacks, &cct, user) == 0) {
+		char *svg = xasprintf("%s/%s", dir, FLAME_FILE);
+
+		json_object_set_new(j, "stacks", json_string(STACKS_FILE));
+		if (flame_svg(svg, stacks, NULL) == 0)
+			json_object_set_new(j, "flame", json_string(FLAME_FILE));
+		free(svg);
+	}
 	free(path);
 	path = xasprintf("%s/profile.json", dir);
 	ret = j ? write_json_atomic(path, j) : error("profile: cannot encode profile.json");
 	json_decref(j);
 out:
+	free(stacks);
+	free(cct.parent);
+	free(cct.callee);
+	free(cct.self);
 	symtab_release(&syms);
 	json_decref(calls);
 	json_decref(funcs);

@@ -1,7 +1,8 @@
 /*
  * profile-ab.c - kpair ab --profile: after the measured runs, one profiled run a side
  * (DIR/profile/stock, DIR/profile/patched; never in the statistics), and their diff in
- * DIR/profile/diff.json, which comparison.json, the summary and report.html carry. A side
+ * DIR/profile/diff.json, which comparison.json, the summary and report.html carry, and their
+ * differential flame graph in DIR/profile/flame.svg. A side
  * whose profiled run fails leaves {"absent": why} instead: the A/B's verdicts stand.
  */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "ab-opts.h"
 #include "ab-plan.h"
 #include "profilers/profiler.h"
+#include "profilers/stacks.h"
 #include "run.h"
 #include "util.h"
 
@@ -54,6 +56,26 @@ static char *profiled_run(const struct ab_opts *o, int side, const char *dir)
 	return why;
 }
 
+/* the differential flame graph of the two sides' stacks: @diff's "flame", or why none */
+static void flame(json_t *diff, const char *top, char *const dirs[2])
+{
+	char *st[2], *svg = xasprintf("%s/%s", top, FLAME_FILE);
+	int s;
+
+	for (s = 0; s < 2; s++)
+		st[s] = xasprintf("%s/%s", dirs[s], STACKS_FILE);
+	if (!path_exists(st[0]) || !path_exists(st[1]))
+		json_object_set_new(diff, "flame_absent",
+				    json_string("a side's profile has no call stacks"));
+	else if (flame_svg(svg, st[0], st[1]) < 0)
+		json_object_set_new(diff, "flame_absent", json_string(error_last()));
+	else
+		json_object_set_new(diff, "flame", json_string("profile/" FLAME_FILE));
+	for (s = 0; s < 2; s++)
+		free(st[s]);
+	free(svg);
+}
+
 int ab_profile(const struct ab_opts *o)
 {
 	char *top = xasprintf("%s/profile", o->out_dir), *dirs[2], *why = NULL, *path;
@@ -70,6 +92,8 @@ int ab_profile(const struct ab_opts *o)
 	}
 	if (!why && !(diff = profile_diff(dirs[0], dirs[1])))
 		why = xstrdup(error_last());
+	if (!why)
+		flame(diff, top, dirs);
 	if (why) {
 		warning("ab: no profile diff: %s", why);
 		diff = json_pack("{s:s, s:s}", "profiler", "insns", "absent", why);

@@ -322,6 +322,10 @@ void profile_print_top(const char *dir, const char *absent, int n)
 		printf("  %10s  %5.1f %%  %s\n", h, total ? 100.0 * d[i].delta / total : 0.0,
 		       d[i].name);
 	}
+	if (json_string_value(json_object_get(p, "flame")))
+		printf("  call stacks: %s/%s (folded), flame graph %s/%s\n", dir,
+		       json_string_value(json_object_get(p, "stacks")), dir,
+		       json_string_value(json_object_get(p, "flame")));
 	free(d);
 	json_decref(p);
 }

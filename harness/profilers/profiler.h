@@ -46,6 +46,10 @@ void profile_print_top(const char *dir, const char *absent, int n);
 /* "vfs_fsync_range +41% of the difference, ..." : the top @n functions (caller frees) */
 char *profile_diff_sentence(json_t *diff, int n);
 
+struct text;
+/* report.html's "Where the instructions went" of comparison.json's @prof, A/B in @dir */
+void profile_html(struct text *h, json_t *prof, const char *dir);
+
 struct ab_opts;
 /* kpair ab --profile: one profiled run a side after the measured ones, DIR/profile/diff.json */
 int ab_profile(const struct ab_opts *o);

@@ -12,13 +12,16 @@
 # - the same on the i386 and arm64-16k targets (their kernels' address ranges and call
 #   instructions), and no call edge counts more than the kernel ran (stack tricks such as
 #   retpolines and the return stack filled at a context switch are not calls that return);
+# - call stacks: each profile's folded stacks add up to its total, a flame graph of them, and
+#   the A/B's differential flame graph paints vfs_fsync_range red in report.html; the A/A's
+#   paints nothing in full colour;
 # - a backend that cannot load a plugin is refused before anything runs;
 # - every run's result.json has the kernel counters that moved over its workload, and an
 #   A/A calls none of them changed ("what else changed", a family of its own).
 # Runs after t-85-bisect.t, which builds the series' kernels (cached in images/).
 . "$(dirname "$0")/lib.sh"
 need_kernel
-plan 22
+plan 26
 job="$ROOT/configs/jobs/smoke.job"
 
 # 1. one profiled run of Debian's kernel
@@ -37,6 +40,10 @@ jqt "$WORK/p1/result.json" '.profile.file == "profile.json"'
 ok $? "result.json names the profile"
 jqt "$WORK/p1/result.json" '.counters["vmstat.pgpgout"] > 0 and .counters["stat.ctxt"] > 0 and (.counters | keys | map(select(startswith("meminfo."))) | length) > 0'
 ok $? "result.json: the kernel counters' deltas over the workload ($(jqr "$WORK/p1/result.json" '.counters | length') moved)"
+
+awk '{ s += $NF } END { print s }' "$WORK/p1/stacks.txt" | grep -qx "$(jqr "$p" .total)" &&
+	grep -q '<svg xmlns=' "$WORK/p1/flame.svg" && grep -q '<title>ext4_file_write_iter \[ext4\]: ' "$WORK/p1/flame.svg"
+ok $? "call stacks: $(wc -l <"$WORK/p1/stacks.txt") folded stacks add up to the total; flame.svg has ext4's write path"
 
 # no call edge counts more instructions than the whole kernel ran
 edges_sane() { jqt "$1" '.kernel as $k | (.calls | length) > 1000 and ([.calls[] | select(.insns > $k)] | length) == 0'; }
@@ -80,6 +87,13 @@ grep -q '<h2 id="profile">Where the instructions went</h2>' "$WORK/dom.html" &&
 	grep -q '<b>Why:</b> <code>vfs_fsync_range</code>' "$WORK/dom.html" &&
 	grep -q '<table class="profile">' "$WORK/dom.html"
 ok $? "report.html, rendered by Chromium: 'Where the instructions went', why, and the table"
+# the differential flame graph: vfs_fsync_range more on the patched side, painted red, inline
+fsync=$(grep -o '<title>vfs_fsync_range: [^<]*</title><rect [^>]*>' "$WORK/slow/profile/flame.svg" | head -1)
+echo "$fsync" | grep -q 'delta +[0-9]' && echo "$fsync" | grep -q 'fill="rgb(255,'
+ok $? "flame.svg: vfs_fsync_range red ($(echo "$fsync" | sed 's/<title>//; s/<.title>.*fill=/, fill=/; s/\/>$//'))"
+grep -q '<h3 id="flame">' "$WORK/dom.html" && grep -q '<svg xmlns="http://www.w3.org/2000/svg" class="flame"' "$WORK/dom.html" &&
+	grep -q '<title>vfs_fsync_range: ' "$WORK/dom.html"
+ok $? "report.html, rendered by Chromium: the differential flame graph inline"
 chromium_dom --window-size=1200,1600 --screenshot="$WORK/profile.png" "file://$WORK/slow/report.html#profile" >/dev/null
 [ "$(stat -c %s "$WORK/profile.png" 2>/dev/null || echo 0)" -gt 20000 ]
 ok $? "and a screenshot of it is not blank"
@@ -99,6 +113,10 @@ ok $? "A/A, precise mode: the largest per-function delta is $(jqr "$a" .profile.
 jqt "$a" '.profile.origin == null'
 ok $? "and no why is made up from it (total delta $(jqr "$a" .profile.total.delta_pct) %)" ||
 	jq -c '.profile.origin' "$a" | sed 's/^/#   origin: /' >&2
+# full colour is 30 of 255 in a channel: the A/A's frames stay far from it
+full=$(grep -cE 'fill="rgb\((255,[0-9]{1,2},|[0-9]{1,2},[0-9]{1,2},255)' "$WORK/aa/profile/flame.svg")
+[ -s "$WORK/aa/profile/flame.svg" ] && [ "$full" = 0 ]
+ok $? "A/A: its differential flame graph paints no frame near full colour"
 jqt "$a" '.counters.tested > 20 and (.counters.changed | length) == 0' && grep -q "what else changed: none of" "$WORK/aa.out"
 ok $? "A/A: none of $(jqr "$a" .counters.tested) kernel counters is called changed" ||
 	jq -c '.counters.changed' "$a" | sed 's/^/#   changed: /' >&2
