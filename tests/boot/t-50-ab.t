@@ -25,7 +25,7 @@ ok $? "terminal table shows the verdict"
 # 8 times the data: the kernel's own counters say so, in a family of their own
 jqt "$c" '[.counters.changed[].counter] | index("vmstat.pgpgout") != null and index("vmstat.nr_written") != null' &&
 	grep -q "what else changed (.* kernel counters" "$WORK/ab.out"
-ok $? "what else changed: $(jq -c '[.counters.changed[:4][] | "\(.counter) \(.change_pct | floor)%"]' "$c") of $(jqr "$c" .counters.tested) counters"
+ok $? "what else changed: $(jq -c '[.counters.changed[:4][] | "\(.counter) \(if .change_pct then (.change_pct | floor | tostring) + "%" else "from 0" end)"]' "$c") of $(jqr "$c" .counters.tested) counters"
 [ -f "$WORK/big/report.html" ] && [ "$(grep -c '<h2 class="metric">' "$WORK/big/report.html")" = 2 ] &&
 	[ "$(grep -c '<svg' "$WORK/big/report.html")" = 4 ]
 ok $? "report.html: two metrics, two inline SVG plots each"
