@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters.h"
 #include "record.h"
@@ -144,8 +145,18 @@ static void read_block(struct counters *c, const char *dev)
 		fclose(f);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 void counters_snapshot(struct counters *c, const char *dev)
 {
+	double t0 = now_s();
+
 	read_pairs(c, "/proc/vmstat", "vmstat");
 	read_stat(c);
 	read_per_cpu(c, "/proc/softirqs", "softirq");
@@ -154,6 +165,7 @@ void counters_snapshot(struct counters *c, const char *dev)
 	read_slabinfo(c);
 	if (dev && *dev)
 		read_block(c, dev);
+	c->took_s = now_s() - t0;
 }
 
 void counters_release(struct counters *c)
@@ -199,7 +211,7 @@ int counters_send(const struct counters *before, const struct counters *after)
 			d.v[d.n++] = after->v[i] - b;
 		}
 	}
-	ret = d.n ? rec_counters(d.n, d.names, d.v) : 0;
+	ret = d.n ? rec_counters(d.n, d.names, d.v, before->took_s + after->took_s) : 0;
 	free(d.names);
 	free(d.v);
 	return ret;

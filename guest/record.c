@@ -265,7 +265,7 @@ int rec_sample_better(const char *metric, const char *unit, double value, const 
 	return 0;
 }
 
-int rec_counters(size_t n, char *const *names, const long long *values)
+int rec_counters(size_t n, char *const *names, const long long *values, double snapshot_s)
 {
 	struct rbuf r;
 	size_t i = 0;
@@ -277,6 +277,8 @@ int rec_counters(size_t n, char *const *names, const long long *values)
 		int first = 1;
 
 		rb_begin(&r, "counters");
+		if (!i)
+			rb_put(&r, ",\"snapshot_s\":%.6f", snapshot_s);
 		rb_put(&r, ",\"values\":{");
 		/* as many as fit one record, with room for the closing braces */
 		for (; i < n && r.n + 2 * strlen(names[i]) + 32 < REC_MAX - 8; i++) {

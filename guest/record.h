@@ -47,9 +47,10 @@ int rec_sample(const char *metric, const char *unit, double value);
 int rec_sample_better(const char *metric, const char *unit, double value, const char *better);
 /*
  * {"type":"counters","seq":N,"values":{NAME:V,...}}: the kernel counters' deltas over the
- * workload (counters.c), as many records as they need
+ * workload (counters.c), as many records as they need; the first has "snapshot_s", what
+ * reading them cost (both snapshots, outside the timed region)
  */
-int rec_counters(size_t n, char *const *names, const long long *values);
+int rec_counters(size_t n, char *const *names, const long long *values, double snapshot_s);
 int rec_error(const char *stage, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* @poweron: the guest's seconds since power-on at done (cycles.h), left out if < 0 */

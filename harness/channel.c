@@ -102,8 +102,12 @@ int channel_check_record(const char *line, size_t len, enum rec_type *type,
 		json_t *v;
 
 		*type = REC_COUNTERS;
-		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s:o}", "type", &t, "seq", &seq,
-				   "values", &v1);
+		r = json_unpack_ex(j, &jerr, JSON_STRICT, "{s:s, s:I, s?o, s:o}", "type", &t, "seq",
+				   &seq, "snapshot_s", &v2, "values", &v1);
+		if (!r && v2 && (!finite_number(v2) || json_number_value(v2) < 0)) {
+			snprintf(why, whylen, "counters: snapshot_s is not a time in seconds");
+			goto out_bad;
+		}
 		if (!r && (!json_is_object(v1) || !json_object_size(v1))) {
 			snprintf(why, whylen, "counters: values is not an object of counters");
 			goto out_bad;

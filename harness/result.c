@@ -205,6 +205,8 @@ json_t *result_json(const struct run_info *ri)
 	}
 	if (j && s && s->counters)	/* which kernel counters moved over the workload */
 		json_object_set(j, "counters", s->counters);
+	if (j && s && s->counters && s->snapshot_s >= 0)	/* and what reading them cost */
+		json_object_set_new(j, "counters_snapshot_s", json_real(s->snapshot_s));
 	if (j && ri->profile)	/* a profiled run: its profile, or why there is none */
 		json_object_set_new(j, "profile", ri->profile_error ?
 				    json_pack("{s:s, s:s}", "profiler", ri->profile, "absent",

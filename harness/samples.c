@@ -14,6 +14,7 @@ int samples_open(struct samples *s, const char *path)
 	if (s->fd < 0)
 		return error("cannot open '%s': %s", path, strerror(errno));
 	s->path = xstrdup(path);
+	s->snapshot_s = -1;
 	s->list = json_array();
 	s->errors = json_array();
 	return 0;
@@ -84,6 +85,8 @@ int samples_record(void *user, enum rec_type type, json_t *rec, const char *line
 		if (!s->counters)
 			s->counters = json_object();
 		json_object_update(s->counters, json_object_get(rec, "values"));
+		if (json_object_get(rec, "snapshot_s"))
+			s->snapshot_s = json_number_value(json_object_get(rec, "snapshot_s"));
 		break;
 	}
 	return 0;

@@ -19,6 +19,7 @@ struct samples {
 	json_t *list;		/* owned array of sample records */
 	json_t *errors;		/* owned array of error records */
 	json_t *counters;	/* owned: kernel counter -> delta over the workload, or NULL */
+	double snapshot_s;	/* what reading the counters cost the guest, or -1 */
 };
 
 int samples_open(struct samples *s, const char *path);

@@ -96,7 +96,7 @@ static const char *const valid_lines[] = {
 	"\"value\":67108864}",
 	"{\"type\":\"error\",\"seq\":3,\"stage\":\"smoke\",\"errno\":5,"
 	"\"message\":\"read at 0: Input/output error\"}",
-	"{\"type\":\"counters\",\"seq\":4,\"values\":{\"vmstat.pgfault\":518,"
+	"{\"type\":\"counters\",\"seq\":4,\"snapshot_s\":0.0042,\"values\":{\"vmstat.pgfault\":518,"
 	"\"meminfo.MemFree\":-119796,\"irq.LOC\":116}}",
 	"{\"type\":\"done\",\"seq\":5,\"samples\":2,\"uptime\":3.5,\"workload_s\":2.25}",
 };
@@ -534,6 +534,12 @@ static const struct bad_case bad_cases[] = {
 	BAD("counters: empty",
 	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":{}}\n",
 	    "record 1: counters: values is not an object of counters", 1),
+	BAD("counters: a negative snapshot_s",
+	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"snapshot_s\":-1,\"values\":{\"a.b\":1}}\n",
+	    "record 1: counters: snapshot_s is not a time in seconds", 1),
+	BAD("counters: a string snapshot_s",
+	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"snapshot_s\":\"1\",\"values\":{\"a.b\":1}}\n",
+	    "record 1: counters: snapshot_s is not a time in seconds", 1),
 	BAD("counters: a real value",
 	    HELLO(0) "{\"type\":\"counters\",\"seq\":1,\"values\":{\"vmstat.pgfault\":1.5}}\n",
 	    "record 1: counters: 'vmstat.pgfault' is not a name with a whole number", 1),
