@@ -133,11 +133,13 @@ is "$(cat "$WORK"/big/runs/[0-9]*/console.log | grep -o '"type":"hello".*"boot":
 	"each run its own boot (10 boot_ids)"
 
 # a job canceled in the lab mid-A/B, in its third run: that run failed with LAVA's word and is
-# retried; the fourth, never booted, runs alone, not counted as a failure
+# retried; the fourth, never booted, runs alone, not counted as a failure. 64 MiB a run: its
+# workload outlasts the worker's next poll, which carries the cancel (at 4 MiB the run could end
+# first: a CI run saw the third run finish ok)
 booting() {	# booting ID K: job ID's log has its run K's boot (action 3K-1)
 	api "jobs/$1/logs/" 2>/dev/null | grep -q "\"start: $((3 * $2 - 1)) "
 }
-ab cancel -n 2 "${LAVA[@]}" &
+ab cancel -n 2 "${LAVA[@]}" --set params.size=64M &
 pid=$!
 victim=
 for _ in $(seq 1 600); do
