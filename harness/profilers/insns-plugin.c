@@ -10,7 +10,7 @@
  *   # kpair-insns 1 <target>            first line
  *   <vaddr hex> <instructions>          a kernel block
  *   edge <site hex> <callee hex> <calls> <instructions>
- *   node <id> <parent id> <callee hex> <self instructions>   a calling context (0: the root)
+ *   node <id> <parent id> <site hex> <callee hex> <self>   a calling context (0: the root)
  *   user <instructions>                 last line
  *
  * The edges come from a shadow call stack per vCPU, kept from the kernel's call
@@ -79,12 +79,14 @@ struct edge {
 static struct edge *edges[EDGE_TABLE];
 
 /*
- * a calling context: the chain of calls (callee addresses) from an empty stack to here, and
- * the kernel instructions executed in it, not in its callees (the flame graph's frames)
+ * a calling context: the chain of calls (call site, callee) from an empty stack to here, and
+ * the kernel instructions executed in it, not in its callees (the flame graph's frames); the
+ * site says which function made the call, which a tail call makes another than the callee
+ * of the context above
  */
 struct node {
 	struct node *parent;	/* NULL: the root, kernel code run with no call on the stack */
-	uint64_t callee;
+	uint64_t site, callee;
 	uint64_t self;
 	uint64_t id;
 	int wanted;		/* written out: it or a descendant has instructions */
@@ -113,20 +115,21 @@ struct vstack {
 static struct vstack stacks[MAX_VCPUS];
 static uint64_t lost_frames;
 
-/* the context @callee called from @parent, made on its first call */
-static struct node *node_get(struct node *parent, uint64_t callee)
+/* the context @callee called at @site from @parent, made on its first call */
+static struct node *node_get(struct node *parent, uint64_t site, uint64_t callee)
 {
 	uint64_t k = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull ^
-		     callee * 0xc2b2ae3d27d4eb4full;
+		     callee * 0xc2b2ae3d27d4eb4full ^ site * 0xff51afd7ed558ccdull;
 	size_t h = (size_t)(((k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull) >> 46) & (NODE_TABLE - 1);
 	struct node *n;
 
 	pthread_mutex_lock(&lock);
 	for (n = nodes[h]; n; n = n->next)
-		if (n->parent == parent && n->callee == callee)
+		if (n->parent == parent && n->callee == callee && n->site == site)
 			break;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
 		n->parent = parent;
+		n->site = site;
 		n->callee = callee;
 		n->id = nnodes++;
 		n->next = nodes[h];
@@ -215,7 +218,7 @@ static void kernel_tb_exec(unsigned int vcpu, void *udata)
 	if (i < 0 && v->depth && !v->f[v->depth - 1].callee && !b->stub) {
 		for (i = v->depth - 1; i > 0 && !v->f[i - 1].callee; i--)
 			;
-		v->ctx = node_get(v->f[i].ctx ? v->f[i].ctx : &root, b->vaddr);
+		v->ctx = node_get(v->f[i].ctx ? v->f[i].ctx : &root, v->f[i].site, b->vaddr);
 		for (; i < v->depth; i++)
 			v->f[i].callee = b->vaddr;
 	}
@@ -374,14 +377,15 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 			for (a = n->self ? n : NULL; a && !a->wanted; a = a->parent)
 				a->wanted = 1;
 	}
-	fprintf(f, "node 0 0 0 %" PRIu64 "\n", root.self);
+	fprintf(f, "node 0 0 0 0 %" PRIu64 "\n", root.self);
 	for (i = 0; i < NODE_TABLE; i++) {
 		struct node *n;
 
 		for (n = nodes[i]; n; n = n->next)
 			if (n->wanted)
-				fprintf(f, "node %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIu64 "\n", n->id,
-					n->parent ? n->parent->id : 0, n->callee, n->self);
+				fprintf(f, "node %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64
+					" %" PRIu64 "\n", n->id, n->parent ? n->parent->id : 0,
+					n->site, n->callee, n->self);
 	}
 	fprintf(f, "lost %" PRIu64 "\n", lost_frames);
 	fprintf(f, "user %" PRIu64 "\n", user_insns);

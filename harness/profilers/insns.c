@@ -249,12 +249,13 @@ static const char *cct_name(void *syms, unsigned long long addr)
 	return ksym_name(syms, addr);
 }
 
-/* "node ID PARENT CALLEE SELF": a calling context into @c, by id */
+/* "node ID PARENT SITE CALLEE SELF": a calling context into @c, by id */
 static void cct_add(struct cct *c, const char *line)
 {
-	unsigned long long id, parent, callee, self;
+	unsigned long long id, parent, site, callee, self;
 
-	if (sscanf(line, "%llu %llu %llx %llu", &id, &parent, &callee, &self) != 4 || id > 1u << 26)
+	if (sscanf(line, "%llu %llu %llx %llx %llu", &id, &parent, &site, &callee, &self) != 5 ||
+	    id > 1u << 26)
 		return;
 	if (id >= c->n) {
 		size_t n = c->n ? c->n : 4096, i;
@@ -262,13 +263,15 @@ static void cct_add(struct cct *c, const char *line)
 		while (n <= id)
 			n *= 2;
 		c->parent = xrealloc(c->parent, n * sizeof(*c->parent));
+		c->site = xrealloc(c->site, n * sizeof(*c->site));
 		c->callee = xrealloc(c->callee, n * sizeof(*c->callee));
 		c->self = xrealloc(c->self, n * sizeof(*c->self));
 		for (i = c->n; i < n; i++)
-			c->parent[i] = c->callee[i] = c->self[i] = 0;
+			c->parent[i] = c->site[i] = c->callee[i] = c->self[i] = 0;
 		c->n = n;
 	}
 	c->parent[id] = parent <= 1u << 26 ? parent : 0;
+	c->site[id] = site;
 	c->callee[id] = callee;
 	c->self[id] = self;
 }
@@ -361,6 +364,7 @@ static int insns_collect(const char *dir, const char *kernel_dir)
 out:
 	free(stacks);
 	free(cct.parent);
+	free(cct.site);
 	free(cct.callee);
 	free(cct.self);
 	symtab_release(&syms);

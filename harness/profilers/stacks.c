@@ -3,7 +3,8 @@
  * chain of kernel functions, "outer;...;inner COUNT", COUNT the instructions executed in
  * the innermost one while the others were on the stack, the format flamegraph.pl and
  * speedscope read. Contexts are merged by function name (two call sites of one caller are
- * one frame); a subtree below STACKS_MIN of the total is folded into its top frame, so the
+ * one frame); a call made from another function than the frame below it names (the frame's
+ * function tail-called it) gets that function as a frame of its own; a subtree below STACKS_MIN of the total is folded into its top frame, so the
  * file stays small and still adds up: its counts sum to the kernel's instructions, plus one
  * "[user space]" line.
  */
@@ -105,8 +106,15 @@ static size_t frame_of(struct ftree *t, const struct cct *c, size_t id, size_t *
 	 * one shadow stack a vCPU: the task switched to returns through the frames of the
 	 * one switched from, so its calls go under a root of their own, not under the other's
 	 */
-	if (p && is_switch(t->n[p].name))
+	if (p && is_switch(t->n[p].name)) {
 		p = ftree_child(t, 0, SWITCHED);
+	} else if (p && c->site[id]) {
+		/* made from another function than the one called: a tail call (jmp) between */
+		const char *caller = c->name(c->ctx, c->site[id] - 1);
+
+		if (strcmp(caller, t->n[p].name))
+			p = ftree_child(t, p, caller);
+	}
 	fid[id] = ftree_child(t, p, c->name(c->ctx, c->callee[id])) + 1;
 	return fid[id] - 1;
 }

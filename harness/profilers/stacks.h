@@ -7,10 +7,13 @@
 #define STACKS_FILE "stacks.txt"
 #define FLAME_FILE "flame.svg"
 
-/* the plugin's contexts by id (0: the root): parent id, callee address, self instructions */
+/*
+ * the plugin's contexts by id (0: the root): parent id, call site (the return address),
+ * callee address, self instructions
+ */
 struct cct {
 	size_t n;			/* ids 0..n-1 */
-	unsigned long long *parent, *callee, *self;
+	unsigned long long *parent, *site, *callee, *self;
 	const char *(*name)(void *ctx, unsigned long long addr);	/* the function at addr */
 	void *ctx;
 };
