@@ -133,19 +133,30 @@ is "$(cat "$WORK"/big/runs/[0-9]*/console.log | grep -o '"type":"hello".*"boot":
 	"each run its own boot (10 boot_ids)"
 
 # a job canceled in the lab mid-A/B, in its third run: that run failed with LAVA's word and is
-# retried; the fourth, never booted, runs alone, not counted as a failure. 64 MiB a run: its
-# workload outlasts the worker's next poll, which carries the cancel (at 4 MiB the run could end
-# first: a CI run saw the third run finish ok)
+# retried; the fourth, never booted, runs alone, not counted as a failure. The third run is
+# seen by its QEMU on this host (the first worker's device), not in the job's log, which
+# reaches the server seconds late (CI runs saw the cancel land after the third run, or the job)
 booting() {	# booting ID K: job ID's log has its run K's boot (action 3K-1)
 	api "jobs/$1/logs/" 2>/dev/null | grep -q "\"start: $((3 * $2 - 1)) "
 }
-ab cancel -n 2 "${LAVA[@]}" --set params.size=64M &
+qemus=
+qemu_seen() {	# qemu_seen ID: $qemus, the QEMUs of LAVA job ID this host has seen (no subshell)
+	local p
+	for p in $(pgrep qemu-system-x86); do
+		grep -q "/tmp/$1/" "/proc/$p/cmdline" 2>/dev/null && case " $qemus " in
+			*" $p "*) ;;
+			*) qemus="$qemus $p" ;;
+		esac
+	done
+	return 0
+}
+ab cancel -n 2 "${LAVA[@]}" &
 pid=$!
 victim=
-for _ in $(seq 1 600); do
+for _ in $(seq 1 3000); do
 	victim=$(jq .id "$WORK"/cancel/runs/000-*/lava-job.json 2>/dev/null)
-	[ -n "$victim" ] && booting "$victim" 3 && break
-	sleep 0.1
+	[ -n "$victim" ] && qemu_seen "$victim" && [ $(echo $qemus | wc -w) -ge 3 ] && break
+	sleep 0.02
 done
 [ -n "$victim" ] && api "jobs/$victim/cancel/" >/dev/null
 ok $? "canceled LAVA job ${victim:-?} while the A/B's third run booted"
