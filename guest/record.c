@@ -65,6 +65,24 @@ static void rb_begin(struct rbuf *r, const char *type)
 	rb_put(r, "{\"type\":\"%s\",\"seq\":%llu", type, (unsigned long long)rec_seq);
 }
 
+/* all of @buf to @fd, through EINTR and short writes; -1 when it fails */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t k = write(fd, p, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		len -= k;
+	}
+	return 0;
+}
+
 /* one write, so a console reader (LAVA's monitors) sees the record whole on one line */
 static void rb_echo(const struct rbuf *r)
 {
@@ -81,25 +99,12 @@ static void rb_echo(const struct rbuf *r)
 
 static int rb_send(struct rbuf *r)
 {
-	size_t off = 0;
-
 	rb_put(r, "}\n");
 	if (r->overflow)
 		return -1;
 	rec_seq++;
 	rb_echo(r);
-	if (rec_fd < 0)
-		return 0;
-	while (off < r->n) {
-		ssize_t k = write(rec_fd, r->b + off, r->n - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		off += k;
-	}
-	return 0;
+	return rec_fd < 0 ? 0 : write_all(rec_fd, r->b, r->n);
 }
 
 void rec_set_fd(int fd)
@@ -115,18 +120,8 @@ void rec_set_echo(int fd, int counters)
 
 static void echo_write(const char *s, size_t n)
 {
-	while (n && rec_echo_fd >= 0) {
-		ssize_t k = write(rec_echo_fd, s, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			rec_echo_fd = -1;
-			break;
-		}
-		s += k;
-		n -= k;
-	}
+	if (rec_echo_fd >= 0 && write_all(rec_echo_fd, s, n) < 0)
+		rec_echo_fd = -1;	/* the results port still has every record */
 }
 
 /* after the done record, so a monitor of them starts after the samples' monitor has ended */
@@ -168,19 +163,7 @@ uint64_t rec_next_seq(void)
 
 int rec_raw(const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len && rec_fd >= 0) {
-		ssize_t k = write(rec_fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		len -= k;
-	}
-	return 0;
+	return rec_fd < 0 ? 0 : write_all(rec_fd, buf, len);
 }
 
 uint64_t rec_samples(void)

@@ -269,6 +269,19 @@ static void job_image(struct text *y, const char *label, const char *path, const
 	text_add(y, "\n");
 }
 
+/* one entry of a LAVA test's monitors: @name@suffix, its start, end and test case patterns */
+static void monitor(struct text *y, const char *name, const char *suffix, const char *start,
+		    const char *end, const char *pattern)
+{
+	text_add(y, "    - name: %s%s\n      start: ", name, suffix);
+	yaml_str(y, start);
+	text_add(y, "\n      end: ");
+	yaml_str(y, end);
+	text_add(y, "\n      pattern: ");
+	yaml_str(y, pattern);
+	text_add(y, "\n");
+}
+
 static char *job_yaml(const struct lava_export *x, const struct lava_export_opts *o)
 {
 	const struct job *j = &x->job;
@@ -328,22 +341,11 @@ static char *job_yaml(const struct lava_export *x, const struct lava_export_opts
 	for (p = arg; *p; p++)
 		if (*p == '+')
 			*p = '_';
-	text_add(&y, "- test:\n    timeout:\n      seconds: %llu\n    monitors:\n"
-		 "    - name: %s\n      start: ", test_s, arg);
-	yaml_str(&y, MON_START);
-	text_add(&y, "\n      end: ");
-	yaml_str(&y, MON_END);
-	text_add(&y, "\n      pattern: ");
-	yaml_str(&y, MON_SAMPLE);
+	text_add(&y, "- test:\n    timeout:\n      seconds: %llu\n    monitors:\n", test_s);
+	monitor(&y, arg, "", MON_START, MON_END, MON_SAMPLE);
 	/* monitors run one after the other: the counters' lines come after the done record */
-	text_add(&y, "\n    - name: %s-counters\n      start: ", arg);
+	monitor(&y, arg, "-counters", MON_CTR_START, MON_CTR_END, MON_CTR);
 	free(arg);
-	yaml_str(&y, MON_CTR_START);
-	text_add(&y, "\n      end: ");
-	yaml_str(&y, MON_CTR_END);
-	text_add(&y, "\n      pattern: ");
-	yaml_str(&y, MON_CTR);
-	text_add(&y, "\n");
 	return y.s;
 }
 

@@ -236,24 +236,37 @@ static void user_tb_exec(unsigned int vcpu, void *udata)
 	v->ctx = NULL;
 }
 
+/* arm64: the instruction's word (0, no instruction we look for, when it is not 4 bytes) */
+static uint32_t a64_word(const uint8_t *p, size_t n)
+{
+	return n != 4 ? 0 : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			    (uint32_t)p[3] << 24;
+}
+
+/* x86: where the opcode starts, after segment hints, REX on x86_64 and, with @rep, F3 */
+static size_t x86_opcode(const uint8_t *p, size_t n, int rep)
+{
+	size_t i = 0;
+
+	while (i < n && (p[i] == 0x2e || p[i] == 0x3e || (rep && p[i] == 0xf3) ||
+			 (arch_64 && (p[i] & 0xf0) == 0x40)))
+		i++;
+	return i;
+}
+
 /* is the instruction @insn an unconditional jump or a return? */
 static int is_jump(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *p = qemu_plugin_insn_data(insn);
-	size_t n = qemu_plugin_insn_size(insn), i = 0;
+	size_t n = qemu_plugin_insn_size(insn), i;
 
 	if (!arch_x86) {	/* arm64: B imm26, BR Xn, RET */
-		uint32_t w;
+		uint32_t w = a64_word(p, n);
 
-		if (n != 4)
-			return 0;
-		w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 		return (w & 0xfc000000u) == 0x14000000u || (w & 0xfffffc1fu) == 0xd61f0000u ||
 		       (w & 0xfffffc1fu) == 0xd65f0000u;
 	}
-	while (i < n && (p[i] == 0x2e || p[i] == 0x3e || p[i] == 0xf3 ||
-			 (arch_64 && (p[i] & 0xf0) == 0x40)))
-		i++;	/* segment hints, rep, REX */
+	i = x86_opcode(p, n, 1);
 	if (i < n && (p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc3 || p[i] == 0xc2))
 		return 1;
 	return i + 1 < n && p[i] == 0xff && ((p[i + 1] >> 3) & 7) == 4;
@@ -266,18 +279,14 @@ static int is_jump(struct qemu_plugin_insn *insn)
 static int is_call(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *p = qemu_plugin_insn_data(insn);
-	size_t n = qemu_plugin_insn_size(insn), i = 0;
+	size_t n = qemu_plugin_insn_size(insn), i;
 
 	if (!arch_x86) {	/* arm64: BL imm26, BLR Xn */
-		uint32_t w;
+		uint32_t w = a64_word(p, n);
 
-		if (n != 4)
-			return 0;
-		w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 		return (w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u;
 	}
-	while (i < n && (p[i] == 0x2e || p[i] == 0x3e || (arch_64 && (p[i] & 0xf0) == 0x40)))
-		i++;	/* segment hints and REX */
+	i = x86_opcode(p, n, 0);
 	if (i + 5 <= n && p[i] == 0xe8) {
 		int32_t rel = (int32_t)((uint32_t)p[i + 1] | (uint32_t)p[i + 2] << 8 |
 					(uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 24);
@@ -317,6 +326,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	struct block *b = NULL;
+	struct qemu_plugin_insn *last;
+	int call;
 
 	(void)id;
 	if (vaddr >= kernel_lo) {
@@ -324,10 +335,6 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		b = block_get(vaddr, (uint32_t)n);
 		pthread_mutex_unlock(&lock);
 	}
-	/* a block of one or two instructions (an endbr before it) that only jumps on */
-	if (b && n && n <= 2)
-		b->stub = is_jump(qemu_plugin_tb_get_insn(tb, n - 1)) ||
-			  is_call(qemu_plugin_tb_get_insn(tb, n - 1)) < 0;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 b ? &b->insns : &user_insns, n);
 	if (!b) {
@@ -335,14 +342,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, kernel_tb_exec, QEMU_PLUGIN_CB_NO_REGS, b);
-	if (n) {	/* a call ends its block */
-		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
-
-		if (is_call(last) > 0)
-			qemu_plugin_register_vcpu_insn_exec_cb(last, call_exec, QEMU_PLUGIN_CB_NO_REGS,
-				(void *)(uintptr_t)(qemu_plugin_insn_vaddr(last) +
-						    qemu_plugin_insn_size(last)));
-	}
+	if (!n)
+		return;
+	last = qemu_plugin_tb_get_insn(tb, n - 1);
+	call = is_call(last);
+	/* a block of one or two instructions (an endbr before it) that only jumps on */
+	if (n <= 2)
+		b->stub = call < 0 || is_jump(last);
+	if (call > 0)	/* a call ends its block */
+		qemu_plugin_register_vcpu_insn_exec_cb(last, call_exec, QEMU_PLUGIN_CB_NO_REGS,
+			(void *)(uintptr_t)(qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last)));
 }
 
 static void at_exit(qemu_plugin_id_t id, void *p)
